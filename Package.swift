@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OresRedux",
+    // `Synchronization.Atomic` (subscription flags, id counters) sets the Apple floor.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "OresRedux", targets: ["OresRedux"]),
+    ],
+    targets: [
+        .target(name: "OresRedux", path: "Sources"),
+        .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example"),
+        .executableTarget(name: "Benchmarks", dependencies: ["OresRedux"], path: "Benchmarks"),
+        .testTarget(name: "OresReduxTests", dependencies: ["OresRedux"], path: "Tests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

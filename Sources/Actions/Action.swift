@@ -1,0 +1,58 @@
+/// A synchronous action: a plain value that describes a change and goes to the reducer.
+///
+/// Dispatch one with `Store.dispatch(_:)` or place it in an ``ActionGraph`` with
+/// `ActionGraph.send(_:after:)`. The store passes it through its middleware, then its reducer,
+/// then notifies subscribers, all before `dispatch` returns.
+///
+/// ```swift
+/// struct Increment: Action { var amount = 1 }
+/// ```
+public protocol Action: Sendable {}
+
+/// An asynchronous action: work that produces a typed `Response` and never reaches the reducer.
+///
+/// `run` receives an ``ActionContext`` to read the store's state and dispatch sync actions. The store
+/// calls `run` once per attempt: once when dispatched on its own, or once per retry when it is a node
+/// of an ``ActionGraph`` with a ``RetryPolicy``. Cancellation reaches `run` as Swift task cancellation,
+/// so `URLSession` and `Task.sleep` inside it stop on their own.
+///
+/// ```swift
+/// struct FetchProfile: AsyncAction {
+///     let token: String
+///     func run(_ context: ActionContext<AppState>) async throws -> Profile {
+///         try await api.profile(token: token)
+///     }
+/// }
+/// ```
+public protocol AsyncAction<Response>: Sendable {
+    /// The state of the store this action runs in.
+    associatedtype State: Sendable
+    /// What the action produces: passed, typed, to the graph nodes that depend on it.
+    associatedtype Response: Sendable
+    /// Performs the work. Throwing fails this attempt; the error is the node's
+    /// ``Outcome/failed(_:)`` once no retry is left.
+    func run(_ context: ActionContext<State>) async throws -> Response
+}
+
+/// An async action that shares one call among every dispatch with the same key while it is in flight.
+///
+/// While an action of this type with an equal `key` is running in the store, dispatching another one
+/// (directly, or as a graph node) does not call `run` again: it joins the call in flight and receives
+/// the same response or error. Keys are compared per action type, so two types never share a call.
+///
+/// ```swift
+/// struct FetchFeed: KeyedAsyncAction {
+///     let userID: Int
+///     var key: Int { userID }          // one request per user at a time
+///     func run(_ context: ActionContext<AppState>) async throws -> [Post] { ... }
+/// }
+/// ```
+///
+/// The shared call is cancelled only when every dispatch that joined it has cancelled its
+/// ``ActionTask`` (or its graph run).
+public protocol KeyedAsyncAction: AsyncAction {
+    /// What identifies "the same call": equal keys of the same action type share one in-flight call.
+    associatedtype Key: Hashable & Sendable
+    /// The key of this dispatch.
+    var key: Key { get }
+}

@@ -1,0 +1,76 @@
+import Synchronization
+
+/// Any node of an ``ActionGraph``, whatever its response type: what ordering-only prerequisites take.
+public protocol GraphNode: Sendable {}
+
+/// A node of an ``ActionGraph`` whose response has type `Response`.
+///
+/// Nodes are returned by the graph's builder methods and are only meaningful in the graph that made
+/// them (and in copies of it made afterwards). Pass them as prerequisites of later nodes, and to a
+/// ``GraphRun`` to read their outcome. A sync node's response is `Void`.
+public struct Node<Response: Sendable>: GraphNode, Hashable, CustomStringConvertible {
+    /// Which graph lineage the node belongs to (see `ActionGraph.owns`).
+    @usableFromInline let graph: UInt64
+    /// The node's position in its graph: nodes are numbered in the order they were added.
+    public let index: Int
+
+    @usableFromInline
+    init(graph: UInt64, index: Int) {
+        self.graph = graph
+        self.index = index
+    }
+
+    /// `node #index`.
+    public var description: String { "node #\(index)" }
+}
+
+/// Lets the builder read a prerequisite's identity through `any GraphNode`.
+protocol NodeReference {
+    var graph: UInt64 { get }
+    var index: Int { get }
+}
+
+extension Node: NodeReference {}
+
+/// Process-wide unique graph lineage identifiers.
+enum GraphIdentifiers {
+    static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UInt64 {
+        counter.add(1, ordering: .relaxed).newValue
+    }
+}
+
+/// A node's response, boxed once so that a run stores one word per node.
+final class ResponseBox<Value: Sendable>: Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Boxes `value`, or returns `nil` for `Void`, which needs no storage.
+    static func wrap(_ value: Value) -> ResponseSlot {
+        Value.self == Void.self ? nil : ResponseBox(value)
+    }
+
+    static func unwrap(_ slot: ResponseSlot) -> Value {
+        if let slot { return (slot as! ResponseBox<Value>).value }
+        return () as! Value
+    }
+}
+
+/// The responses of a run's prerequisites, read by a node's `make` closure when the node starts.
+///
+/// Reading without the run's lock is safe: a slot is written (under the lock) before its node is
+/// marked succeeded, and a dependent is released (under the same lock) only after that.
+struct NodeInputs {
+    let slots: UnsafeMutablePointer<ResponseSlot>
+
+    func value<R>(_ node: Node<R>) -> R {
+        ResponseBox<R>.unwrap(slots[node.index])
+    }
+}
+
+/// One node's stored response: a ``ResponseBox``, or `nil` for `Void`.
+typealias ResponseSlot = (any AnyObject & Sendable)?

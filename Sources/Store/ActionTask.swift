@@ -1,0 +1,119 @@
+/// A handle on an async action the store is running.
+///
+/// Await ``value`` for the response; call ``cancel()`` to cancel the work through Swift task
+/// cancellation. Awaiting `value` from a task that is itself cancelled does not cancel the work
+/// (as with `Task.value`). An ``ActionGraph`` can wait on it with `join(_:)`.
+public struct ActionTask<Response: Sendable>: Sendable {
+    @usableFromInline
+    enum Source: Sendable {
+        case task(Task<Response, any Error>)
+        case shared(SharedCall<Response>, ticket: UInt64)
+        case failed(any Error)
+    }
+
+    @usableFromInline
+    let source: Source
+
+    @usableFromInline
+    init(_ source: Source) {
+        self.source = source
+    }
+
+    /// The action's response, or the error it threw. A cancelled action throws what its `run` threw
+    /// on cancellation (usually `CancellationError`); a joined call this handle withdrew from throws
+    /// `CancellationError` at once; a store released before the action could start throws
+    /// ``StoreError/storeReleased``.
+    public var value: Response {
+        get async throws {
+            switch source {
+            case .task(let task): return try await task.value
+            case .shared(let call, let ticket): return try await call.value(for: ticket)
+            case .failed(let error): throw error
+            }
+        }
+    }
+
+    /// Cancels the work. For an action that joined a call in flight (``KeyedAsyncAction``), this
+    /// handle stops waiting, and the call itself is cancelled once every handle on it has cancelled.
+    public func cancel() {
+        switch source {
+        case .task(let task): task.cancel()
+        case .shared(let call, let ticket): call.withdraw(ticket)
+        case .failed: break
+        }
+    }
+}
+
+extension StoreCore {
+    func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
+        if let keyed = action as? any KeyedAsyncAction {
+            let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
+            return dispatchShared(action, key: key)
+        }
+        let context = ActionContext(core: self)
+        let registration = RegistrationGate()
+        let task = Task<A.Response, any Error> {
+            defer { registration.finish { self.unregister($0) } }
+            return try await action.run(context)
+        }
+        guard let id = register(cancel: { task.cancel() }) else {
+            task.cancel()
+            return ActionTask(.failed(StoreError.storeReleased))
+        }
+        registration.registered(id) { self.unregister($0) }
+        return ActionTask(.task(task))
+    }
+
+    /// Joins the call in flight under `key`, or starts it.
+    func dispatchShared<A: AsyncAction>(_ action: A, key: SharedCallKey) -> ActionTask<A.Response>
+    where A.State == State {
+        var ticket: UInt64 = 0
+        guard let (call, isNew) = sharedCall(
+            for: key,
+            join: { (call: SharedCall<A.Response>) in
+                guard let joined = call.join() else { return false }
+                ticket = joined
+                return true
+            },
+            start: {
+                let call = SharedCall<A.Response>()
+                ticket = call.join()!
+                return call
+            })
+        else {
+            return ActionTask(.failed(StoreError.storeReleased))
+        }
+        if isNew {
+            let context = ActionContext(core: self)
+            call.attach(Task {
+                let result: Result<A.Response, any Error>
+                do { result = .success(try await action.run(context)) } catch { result = .failure(error) }
+                // Leave the registry first, so a dispatch from here on starts a fresh call.
+                self.removeSharedCall(key, ifItIs: call)
+                call.finish(result)
+            })
+        }
+        return ActionTask(.shared(call, ticket: ticket))
+    }
+}
+
+/// Removes a task's registry entry exactly once, whether the task ends before or after it was registered.
+final class RegistrationGate: Sendable {
+    private let state = LockedValue<(id: UInt64?, finished: Bool)>((nil, false))
+
+    func registered(_ id: UInt64, unregister: (UInt64) -> Void) {
+        let finishedAlready = state.withLock { value -> Bool in
+            value.id = id
+            return value.finished
+        }
+        if finishedAlready { unregister(id) }
+    }
+
+    func finish(unregister: (UInt64) -> Void) {
+        let id = state.withLock { value -> UInt64? in
+            value.finished = true
+            return value.id
+        }
+        if let id { unregister(id) }
+    }
+}

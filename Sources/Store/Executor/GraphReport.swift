@@ -1,0 +1,180 @@
+/// What happened in a ``GraphRun``: every node's outcome, start and end, as a collection of entries.
+///
+/// `print(report)` shows a table a person can read:
+/// ```
+/// #  node          kind   outcome    start      duration  tries  prerequisites  note
+/// 0  LogIn         async  succeeded  0 ns       81.2 ms   1
+/// 1  FetchProfile  async  succeeded  81.3 ms    40.1 ms   1      0
+/// 2  FetchFeed     async  failed     81.3 ms    60.0 ms   2      0              the attempt timed out after 0.03 seconds
+/// 3  ShowHome      sync   skipped    -          -         0      1, 2
+/// ```
+/// Entries are built when read, so a report of a million nodes costs nothing until it is looked at.
+public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvertible {
+    /// One node of the run.
+    public struct Entry: Sendable {
+        /// The node's index in its graph (see ``Node/index``).
+        public let index: Int
+        /// Its label, or its action type's name.
+        public let label: String
+        /// What kind of work it does.
+        public let kind: NodeKind
+        /// The indices of the nodes it waited for.
+        public let prerequisites: [Int]
+        /// How it ended; `nil` while it has not.
+        public let outcome: OutcomeKind?
+        /// Its own error, when it failed.
+        public let error: (any Error)?
+        /// When it started, since the run started; `nil` if it never started.
+        public let start: Duration?
+        /// When it ended, since the run started; `nil` while it has not.
+        public let end: Duration?
+        /// Attempts made: 0 if it never started, more than 1 if it was retried.
+        public let attempts: Int
+
+        /// How long it ran; `nil` if it never started or has not ended.
+        public var duration: Duration? {
+            guard let start, let end else { return nil }
+            return end - start
+        }
+    }
+
+    let graph: ActionGraph<AnySendableState>.Erased
+    let status: [RunStateMachine.Status]
+    let starts: [Int64]
+    let ends: [Int64]
+    let errors: [Int: any Error]
+    let retriedAttempts: [Int: Int]
+    let finishedAt: Int64?
+
+    init<State>(graph: ActionGraph<State>, status: [RunStateMachine.Status], starts: [Int64], ends: [Int64],
+                errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Int64?) {
+        self.graph = ActionGraph<AnySendableState>.Erased(graph)
+        self.status = status
+        self.starts = starts
+        self.ends = ends
+        self.errors = errors
+        self.retriedAttempts = retriedAttempts
+        self.finishedAt = finishedAt
+    }
+
+    /// The first node's index, 0.
+    public var startIndex: Int { 0 }
+    /// The number of nodes.
+    public var endIndex: Int { status.count }
+
+    /// The entry of the node at `index`.
+    public subscript(index: Int) -> Entry {
+        let state = status[index]
+        let outcome: OutcomeKind? = switch state {
+        case .succeeded: .succeeded
+        case .failed: .failed
+        case .skipped: .skipped
+        case .cancelled: .cancelled
+        case .waiting, .ready, .running: nil
+        }
+        let started = starts[index] >= 0
+        let attempts = started ? (retriedAttempts[index] ?? 1) : 0
+        return Entry(index: index, label: graph.label(index), kind: graph.kind(index),
+                     prerequisites: graph.prerequisites(index),
+                     outcome: outcome, error: errors[index],
+                     start: started ? .nanoseconds(starts[index]) : nil,
+                     end: ends[index] >= 0 ? .nanoseconds(ends[index]) : nil,
+                     attempts: attempts)
+    }
+
+    /// The entry of `node`.
+    /// - Precondition: `node` belongs to the graph this run ran.
+    public subscript<R>(node: Node<R>) -> Entry {
+        precondition(node.index >= 0 && node.index < count, "OresRedux: \(node) is not a node of this run")
+        return self[node.index]
+    }
+
+    /// How long the run took, from dispatch to its last node's end; `nil` while it has not finished.
+    public var duration: Duration? { finishedAt.map { .nanoseconds($0) } }
+
+    /// How many nodes ended with `outcome`.
+    public func count(of outcome: OutcomeKind) -> Int {
+        status.reduce(0) { count, state in
+            switch (state, outcome) {
+            case (.succeeded, .succeeded), (.failed, .failed), (.skipped, .skipped), (.cancelled, .cancelled): count + 1
+            default: count
+            }
+        }
+    }
+
+    /// One line: how many nodes ended each way, and how long the run took.
+    public var summary: String {
+        let parts = OutcomeKind.allCases.map { "\(count(of: $0)) \($0.rawValue)" }.joined(separator: ", ")
+        let time = duration.map { " in \(Self.format($0))" } ?? " (still running)"
+        return "\(count) nodes: \(parts)\(time)"
+    }
+
+    /// The table shown at the top of this type's documentation, then the summary line.
+    public var description: String {
+        var rows = [["#", "node", "kind", "outcome", "start", "duration", "tries", "prerequisites", "note"]]
+        for entry in self {
+            rows.append([
+                String(entry.index), entry.label, entry.kind.rawValue, entry.outcome?.rawValue ?? "running",
+                entry.start.map(Self.format) ?? "-", entry.duration.map(Self.format) ?? "-",
+                String(entry.attempts), entry.prerequisites.map(String.init).joined(separator: ", "),
+                entry.error.map { String(describing: $0) } ?? "",
+            ])
+        }
+        var widths = [Int](repeating: 0, count: rows[0].count)
+        for row in rows { for (column, cell) in row.enumerated() { widths[column] = Swift.max(widths[column], cell.count) } }
+        var lines = rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ").trimmingTrailingSpaces()
+        }
+        lines.append(summary)
+        return lines.joined(separator: "\n")
+    }
+
+    /// A duration as a person reads it: `850 ns`, `12.3 µs`, `45.2 ms`, `1.23 s`.
+    static func format(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        switch nanoseconds {
+        case ..<1_000: return "\(Int(nanoseconds)) ns"
+        case ..<1_000_000: return "\(rounded(nanoseconds / 1e3)) µs"
+        case ..<1_000_000_000: return "\(rounded(nanoseconds / 1e6)) ms"
+        default: return "\(rounded(nanoseconds / 1e9)) s"
+        }
+    }
+
+    private static func rounded(_ value: Double) -> String {
+        let scaled = (value * 10).rounded() / 10
+        return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
+    }
+}
+
+extension String {
+    fileprivate func padding(toLength length: Int, withPad pad: String, startingAt: Int) -> String {
+        count >= length ? self : self + String(repeating: pad, count: length - count)
+    }
+
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
+
+/// Stands in for a graph's state type where only the graph's shape is needed.
+enum AnySendableState: Sendable {}
+
+extension ActionGraph where State == AnySendableState {
+    /// A graph's shape and names, without its state type: what a report keeps.
+    struct Erased: Sendable {
+        let label: @Sendable (Int) -> String
+        let kind: @Sendable (Int) -> NodeKind
+        let prerequisites: @Sendable (Int) -> [Int]
+
+        init<S>(_ graph: ActionGraph<S>) {
+            label = { graph.label(of: $0) }
+            kind = { graph.bodies[$0].kind }
+            prerequisites = { graph.prerequisites(of: $0).map(Int.init) }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+/// The one place an app's state lives, and the only way to change it.
+///
+/// A store holds a state value, a ``Reducer`` that applies sync actions to it, and ``Middleware``
+/// that sees each action first. Sync actions change the state; async actions (``AsyncAction``) run
+/// work and return typed responses; an ``ActionGraph`` orders both by declared dependencies.
+///
+/// ```swift
+/// let store = Store(initialState: 0, reducer: .on(Increment.self) { count, action in
+///     count += action.amount
+/// })
+/// store.dispatch(Increment(amount: 2))
+/// print(store.state)   // 2
+/// ```
+///
+/// ## Threads
+/// Any thread or task may dispatch. Sync actions are applied one at a time: middleware, reducer and
+/// subscribers run on the thread that dispatched (or, for graph nodes, the thread that finished
+/// their last prerequisite). `dispatch` returns once its action is applied, with one exception: called
+/// from inside a subscriber or middleware of the same store, it queues the action to be applied right
+/// after the current one, and the outermost `dispatch` returns only when everything queued during it
+/// is applied. Subscribers therefore see states in commit order, one at a time.
+///
+/// Releasing the store cancels its async actions and graph runs in flight and ends its `states()`
+/// streams; a context still held by such work may read the last state but its dispatches are dropped
+/// with a ``StoreDiagnostic``.
+public final class Store<State: Sendable>: Sendable {
+    @usableFromInline
+    let core: StoreCore<State>
+
+    /// Creates a store.
+    /// - Parameters:
+    ///   - initialState: the state before any action.
+    ///   - reducer: applies each sync action.
+    ///   - middleware: sees each sync action before the reducer, in this order.
+    public convenience init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = []) {
+        self.init(initialState: initialState, reducer: reducer, middleware: middleware, options: StoreOptions())
+    }
+
+    /// Creates a store with options: the clock that paces graph timeouts, back-off and delays, and
+    /// where diagnostics go.
+    public init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
+                options: StoreOptions) {
+        core = StoreCore(initialState: initialState, reducer: reducer, middleware: middleware, options: options)
+    }
+
+    deinit {
+        core.close()
+    }
+
+    /// The current state: the last committed one. Never waits for subscribers.
+    @inlinable
+    public var state: State { core.currentState }
+
+    /// Applies a sync action: middleware, then reducer, then subscribers.
+    ///
+    /// Returns once the action is applied, except when called from a subscriber or middleware of
+    /// this store: then it is queued and applied right after the current action.
+    /// - Precondition: not called from inside a reducer (reducers must be pure).
+    @inlinable
+    public func dispatch(_ action: some Action) {
+        core.dispatch(action)
+    }
+
+    /// Starts an async action and returns a handle on its response.
+    ///
+    /// `run` starts at once on a new task. If the action is a ``KeyedAsyncAction`` and a call with
+    /// the same key is in flight, this dispatch joins it instead of starting a second one.
+    @discardableResult
+    public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
+        core.dispatchAsync(action)
+    }
+
+    /// Starts running a graph and returns the run.
+    ///
+    /// Nodes without prerequisites start at once; each other node starts when all its prerequisites
+    /// succeeded. Sync nodes ready together reach the reducer in the order they were added. Keep the
+    /// run to await values, the report, or to cancel; dropping it does not stop it.
+    @discardableResult
+    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
+        core.dispatchGraph(graph)
+    }
+
+    /// Calls `observer` at once with the current state, then after every committed action.
+    ///
+    /// Calls are made one at a time, in commit order, on the thread that applied the action. The
+    /// observer may dispatch: the action is queued and applied after the current one.
+    /// - Returns: the subscription; it ends on `cancel()` or when released.
+    public func subscribe(_ observer: @escaping @Sendable (State) -> Void) -> Subscription {
+        core.subscribe(receive: observer)
+    }
+
+    /// Calls `observer` at once with the selected value, then whenever a committed action changes it.
+    ///
+    /// `select` runs after every committed action; `observer` only when its result differs (`!=`)
+    /// from the last one it was given.
+    /// - Returns: the subscription; it ends on `cancel()` or when released.
+    public func subscribe<Value: Equatable & Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        _ observer: @escaping @Sendable (Value) -> Void
+    ) -> Subscription {
+        var last: Value?
+        return core.subscribe { state in
+            let value = select(state)
+            if value != last {
+                last = value
+                observer(value)
+            }
+        }
+    }
+
+    /// The current state, then every committed state, as an async sequence.
+    ///
+    /// Nothing is dropped (the buffer is unbounded). The stream ends when the store is released;
+    /// the subscription behind it ends when the consumer stops iterating.
+    public func states() -> AsyncStream<State> {
+        states(bufferingPolicy: .unbounded)
+    }
+
+    /// The current state, then every committed state, with a buffering policy of your choice
+    /// (`.bufferingNewest(1)` to render only the latest).
+    public func states(bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy) -> AsyncStream<State> {
+        let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
+        let subscription = core.subscribe(receive: { continuation.yield($0) },
+                                          onStoreClosed: { continuation.finish() })
+        continuation.onTermination = { _ in subscription.cancel() }
+        if core.isClosed { continuation.finish() }
+        return stream
+    }
+}

@@ -1,0 +1,70 @@
+/// Settings of a ``Store`` beyond its state, reducer and middleware.
+public struct StoreOptions: Sendable {
+    /// The clock that paces time in graphs: node timeouts, retry back-off and delay nodes.
+    /// Tests pass a ``TestClock`` to run a 30-second timeout in microseconds.
+    public var clock: any Clock<Duration>
+
+    /// Receives misuse the store survives but the app should hear about, such as a dispatch after
+    /// the store was released. By default it prints to standard error.
+    public var onDiagnostic: @Sendable (StoreDiagnostic) -> Void
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - clock: paces timeouts, back-off and delays; `ContinuousClock()` by default.
+    ///   - onDiagnostic: receives diagnostics; prints them to standard error by default.
+    public init(clock: any Clock<Duration> = ContinuousClock(),
+                onDiagnostic: @escaping @Sendable (StoreDiagnostic) -> Void = StoreDiagnostic.printToStandardError) {
+        self.clock = clock
+        self.onDiagnostic = onDiagnostic
+    }
+}
+
+/// Something the store refused or dropped without crashing, with a sentence that says what and why.
+public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
+    /// What happened.
+    public enum Kind: Sendable, Equatable {
+        /// A sync action was dispatched through a context after its store was released; it was dropped.
+        case dispatchAfterRelease
+    }
+
+    /// What happened.
+    public let kind: Kind
+    /// A sentence for a person: what was dropped and why.
+    public let message: String
+
+    /// Creates a diagnostic.
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// The default diagnostic handler: one line on standard error.
+    public static let printToStandardError: @Sendable (StoreDiagnostic) -> Void = { diagnostic in
+        let line = "OresRedux: \(diagnostic.message)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Errors the store itself raises.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// The work was asked of a store that had already been released.
+    case storeReleased
+
+    /// A sentence for a person.
+    public var description: String {
+        switch self {
+        case .storeReleased: "the store was released before this work could run"
+        }
+    }
+}

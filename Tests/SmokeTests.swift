@@ -1,0 +1,3 @@
+import Testing
+@testable import OresRedux
+@Test func smoke() { #expect(true) }
