@@ -45,6 +45,15 @@ public struct ActionTask<Response: Sendable>: Sendable {
 }
 
 extension StoreCore {
+    /// Runs one attempt of `action`: its own `run`, or the test store's stub.
+    func perform<A: AsyncAction>(_ action: A, context: ActionContext<State>) async throws -> A.Response
+    where A.State == State {
+        if let interceptor = options.interceptor {
+            return try await interceptor.perform(action, context: context)
+        }
+        return try await action.run(context)
+    }
+
     func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
         if let keyed = action as? any KeyedAsyncAction {
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
@@ -54,7 +63,7 @@ extension StoreCore {
         let registration = RegistrationGate()
         let task = Task<A.Response, any Error> {
             defer { registration.finish { self.unregister($0) } }
-            return try await action.run(context)
+            return try await self.perform(action, context: context)
         }
         guard let id = register(cancel: { task.cancel() }) else {
             task.cancel()
@@ -87,7 +96,7 @@ extension StoreCore {
             let context = ActionContext(core: self)
             call.attach(Task {
                 let result: Result<A.Response, any Error>
-                do { result = .success(try await action.run(context)) } catch { result = .failure(error) }
+                do { result = .success(try await self.perform(action, context: context)) } catch { result = .failure(error) }
                 // Leave the registry first, so a dispatch from here on starts a fresh call.
                 self.removeSharedCall(key, ifItIs: call)
                 call.finish(result)

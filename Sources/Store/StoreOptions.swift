@@ -8,6 +8,9 @@ public struct StoreOptions: Sendable {
     /// the store was released. By default it prints to standard error.
     public var onDiagnostic: @Sendable (StoreDiagnostic) -> Void
 
+    /// Answers async actions in place of their `run` (set by ``TestStore`` to serve stubs).
+    var interceptor: (any AsyncActionInterceptor)?
+
     /// Creates options.
     /// - Parameters:
     ///   - clock: paces timeouts, back-off and delays; `ContinuousClock()` by default.
@@ -17,6 +20,11 @@ public struct StoreOptions: Sendable {
         self.clock = clock
         self.onDiagnostic = onDiagnostic
     }
+}
+
+/// Runs async actions in place of the store: the seam ``TestStore`` uses for its stubs.
+protocol AsyncActionInterceptor: Sendable {
+    func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response
 }
 
 /// Something the store refused or dropped without crashing, with a sentence that says what and why.

@@ -16,7 +16,7 @@ struct AsyncNodeWork: Sendable {
             }
         } else {
             let context = ActionContext(core: core)
-            attempt = { ResponseBox<A.Response>.wrap(try await action.run(context)) }
+            attempt = { ResponseBox<A.Response>.wrap(try await core.perform(action, context: context)) }
         }
     }
 }
