@@ -10,7 +10,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "OresRedux", path: "Sources"),
-        .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example"),
+        .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example", exclude: ["fixtures"]),
         .executableTarget(name: "Benchmarks", dependencies: ["OresRedux"], path: "Benchmarks"),
         .testTarget(name: "OresReduxTests", dependencies: ["OresRedux"], path: "Tests"),
     ],

@@ -1,1 +1,113 @@
-print("Example")
+import Foundation
+import OresRedux
+
+// swift run Example [--base-url URL] [--trace DIR]
+//
+// Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
+// feed in parallel with the token, then show home with both in one state update.
+
+let usage = """
+    usage: swift run Example [--base-url URL] [--trace DIR] [--help]
+
+    Runs four scenarios of a log-in screen built as an OresRedux action graph:
+      1. log in -> profile and feed in parallel -> one update with both
+      2. the feed fails: a fallback banner, home skipped, the profile still shown
+      3. the feed is flaky: a retry with back-off succeeds on the second try
+      4. the user leaves while loading: the run is cancelled
+
+    options:
+      --base-url URL  make real HTTP requests (URLSession) to a server serving
+                      Example/fixtures (e.g. python3 -m http.server -d Example/fixtures);
+                      by default an embedded fake API answers with realistic latency
+      --trace DIR     where to write each run's pictures: Mermaid (.mmd), Graphviz (.dot)
+                      and a Chrome trace (.trace.json, opens in ui.perfetto.dev);
+                      default: trace-out
+      --help          show this text
+    """
+
+var baseURL: URL?
+var traceDirectory = URL(fileURLWithPath: "trace-out")
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--help", "-h":
+        print(usage)
+        exit(0)
+    case "--base-url":
+        guard let value = arguments.popFirst(), let url = URL(string: value) else {
+            print("--base-url needs a URL\n\n\(usage)")
+            exit(2)
+        }
+        baseURL = url
+    case "--trace":
+        guard let value = arguments.popFirst() else {
+            print("--trace needs a directory\n\n\(usage)")
+            exit(2)
+        }
+        traceDirectory = URL(fileURLWithPath: value)
+    default:
+        print("unknown option \(argument)\n\n\(usage)")
+        exit(2)
+    }
+}
+
+@MainActor
+func api(brokenFeed: Bool = false) -> any API {
+    if let baseURL { return HTTPAPI(baseURL: baseURL, brokenFeed: brokenFeed) }
+    return FakeAPI(brokenFeed: brokenFeed)
+}
+
+/// Runs one scenario: renders every state change as it happens, then prints the run's report.
+@MainActor
+func scenario(_ number: Int, _ title: String, api: any API, feedRetry: RetryPolicy? = nil,
+              cancelAfterLogIn: Bool = false,
+              expect: (GraphReport, HomeController.LogInGraph, AppState) -> Bool) async -> Bool {
+    print("\n== \(number). \(title)")
+    let store = Store(initialState: AppState(), reducer: appReducer)
+    let controller = HomeController(store: store, api: api)
+    let start = ContinuousClock.now
+    let rendering = controller.render { line in
+        let elapsed = (ContinuousClock.now - start).components
+        let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+        print(String(repeating: " ", count: max(0, 6 - String(milliseconds).count)) + "\(milliseconds) ms  \(line)")
+    }
+    let login = controller.logInGraph(user: "ada", password: "lovelace", feedRetry: feedRetry)
+    let run = store.dispatch(login.graph)
+    if cancelAfterLogIn {
+        _ = try? await run.value(of: login.session)
+        print("        (the user leaves the screen: run.cancel())")
+        run.cancel()
+    }
+    let report = await run.wait()
+    rendering.cancel()
+    print("")
+    print(report.description.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+    writeTraces(report, name: "scenario-\(number)")
+    let asExpected = expect(report, login, store.state)
+    if !asExpected { print("!! scenario \(number) did not end as expected") }
+    return asExpected
+}
+
+var results: [Bool] = []
+results.append(await scenario(1, "Log in, then profile and feed in parallel, then one update", api: api()) { report, login, state in
+    state.screen == .home && state.feed.count == 3 && report.count(of: .succeeded) == report.count
+})
+results.append(await scenario(2, "The feed fails: fallback banner, home skipped, profile still shown",
+                              api: api(brokenFeed: true)) { report, login, state in
+    report[login.feed].outcome == .failed && report[login.home].outcome == .skipped
+        && state.profile != nil && state.banner != nil && state.screen == .loading
+})
+results.append(await scenario(3, "The feed is flaky: retry with back-off succeeds on the second try",
+                              api: FlakyFeed(api(), failures: 1),
+                              feedRetry: .retry(2, backoff: .exponential(initial: .milliseconds(100)))) { report, login, state in
+    report[login.feed].attempts == 2 && state.screen == .home
+})
+results.append(await scenario(4, "The user leaves while loading: the run is cancelled", api: api(),
+                              cancelAfterLogIn: true) { report, login, state in
+    report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
+        && state.session != nil && state.screen == .loading
+})
+
+let passed = results.filter { $0 }.count
+print("\nExample finished: \(passed) of \(results.count) scenarios ended as expected.")
+exit(passed == results.count ? 0 : 1)

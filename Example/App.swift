@@ -1,0 +1,85 @@
+import OresRedux
+
+// The app's state, actions and reducer: what a view controller used to keep in a dozen properties
+// and nested callbacks, now one value changed in one place.
+
+struct Session: Codable, Equatable, Sendable {
+    var token: String
+    var user: String
+}
+
+struct Profile: Codable, Equatable, Sendable {
+    var name: String
+    var handle: String
+    var followers: Int
+}
+
+struct Post: Codable, Equatable, Sendable {
+    var id: Int
+    var author: String
+    var text: String
+}
+
+enum Screen: Equatable, Sendable {
+    case signedOut
+    case loading
+    case home
+}
+
+struct AppState: Equatable, Sendable {
+    var screen = Screen.signedOut
+    var session: Session?
+    var profile: Profile?
+    var feed: [Post] = []
+    var banner: String?
+}
+
+// MARK: Sync actions: they reach the reducer.
+
+struct StartLoading: Action {}
+struct SignedIn: Action { var session: Session }
+struct ProfileLoaded: Action { var profile: Profile }
+struct ShowHome: Action { var profile: Profile; var feed: [Post] }
+struct ShowBanner: Action { var message: String }
+
+let appReducer = Reducer<AppState>.combine(
+    .on(StartLoading.self) { state, _ in
+        state.screen = .loading
+        state.banner = nil
+    },
+    .on(SignedIn.self) { state, action in state.session = action.session },
+    .on(ProfileLoaded.self) { state, action in state.profile = action.profile },
+    .on(ShowHome.self) { state, action in
+        state.profile = action.profile
+        state.feed = action.feed
+        state.screen = .home
+    },
+    .on(ShowBanner.self) { state, action in state.banner = action.message }
+)
+
+// MARK: Async actions: they call the API and answer typed responses.
+
+struct LogIn: AsyncAction {
+    let api: any API
+    let user: String
+    let password: String
+    func run(_ context: ActionContext<AppState>) async throws -> Session {
+        try await api.logIn(user: user, password: password)
+    }
+}
+
+struct FetchProfile: AsyncAction {
+    let api: any API
+    let token: String
+    func run(_ context: ActionContext<AppState>) async throws -> Profile {
+        try await api.profile(token: token)
+    }
+}
+
+struct FetchFeed: AsyncAction {
+    let api: any API
+    let token: String
+    func run(_ context: ActionContext<AppState>) async throws -> [Post] {
+        try await api.feed(token: token)
+    }
+}
