@@ -94,18 +94,18 @@ public final class Store<State: Sendable>: Sendable {
     /// `select` runs after every committed action; `observer` only when its result differs (`!=`)
     /// from the last one it was given.
     /// - Returns: the subscription; it ends on `cancel()` or when released.
+    @inlinable
     public func subscribe<Value: Equatable & Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         _ observer: @escaping @Sendable (Value) -> Void
     ) -> Subscription {
-        var last: Value?
-        return core.subscribe { state in
+        // Inlinable so that the comparison is specialized in the caller's module: unspecialized, the
+        // generic `!=` cost ~150 ns per subscriber in metadata lookups (measured).
+        let last = SelectedValue<Value>()
+        return core.subscribe(receive: { state in
             let value = select(state)
-            if value != last {
-                last = value
-                observer(value)
-            }
-        }
+            if last.update(value) { observer(value) }
+        })
     }
 
     /// The current state, then every committed state, as an async sequence.
@@ -125,5 +125,25 @@ public final class Store<State: Sendable>: Sendable {
         continuation.onTermination = { _ in subscription.cancel() }
         if core.isClosed { continuation.finish() }
         return stream
+    }
+}
+
+/// A `select` subscriber's last value. Touched only from that subscriber's calls, which the store makes
+/// one at a time under its pipeline lock.
+@usableFromInline
+final class SelectedValue<Value: Equatable>: @unchecked Sendable {
+    // @unchecked: see above; never read or written by two threads at once. For the same reason the
+    // dynamic exclusivity check is off: it doubled the cost of an unchanged select.
+    @usableFromInline @exclusivity(unchecked) var last: Value?
+
+    @usableFromInline
+    init() {}
+
+    /// Stores `value` and says whether it differs from the previous one (always true the first time).
+    @inlinable
+    func update(_ value: Value) -> Bool {
+        if let last, last == value { return false }
+        last = value
+        return true
     }
 }

@@ -39,19 +39,15 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     }
 
     let graph: ActionGraph<AnySendableState>.Erased
-    let status: [RunStateMachine.Status]
-    let starts: [Int64]
-    let ends: [Int64]
+    let nodes: [RunStateMachine.NodeState]
     let errors: [Int: any Error]
     let retriedAttempts: [Int: Int]
     let finishedAt: Int64?
 
-    init<State>(graph: ActionGraph<State>, status: [RunStateMachine.Status], starts: [Int64], ends: [Int64],
+    init<State>(graph: ActionGraph<State>, nodes: [RunStateMachine.NodeState],
                 errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Int64?) {
         self.graph = ActionGraph<AnySendableState>.Erased(graph)
-        self.status = status
-        self.starts = starts
-        self.ends = ends
+        self.nodes = nodes
         self.errors = errors
         self.retriedAttempts = retriedAttempts
         self.finishedAt = finishedAt
@@ -60,25 +56,25 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     /// The first node's index, 0.
     public var startIndex: Int { 0 }
     /// The number of nodes.
-    public var endIndex: Int { status.count }
+    public var endIndex: Int { nodes.count }
 
     /// The entry of the node at `index`.
     public subscript(index: Int) -> Entry {
-        let state = status[index]
-        let outcome: OutcomeKind? = switch state {
+        let node = nodes[index]
+        let outcome: OutcomeKind? = switch node.status {
         case .succeeded: .succeeded
         case .failed: .failed
         case .skipped: .skipped
         case .cancelled: .cancelled
         case .waiting, .ready, .running: nil
         }
-        let started = starts[index] >= 0
+        let started = node.start >= 0
         let attempts = started ? (retriedAttempts[index] ?? 1) : 0
         return Entry(index: index, label: graph.label(index), kind: graph.kind(index),
                      prerequisites: graph.prerequisites(index),
                      outcome: outcome, error: errors[index],
-                     start: started ? .nanoseconds(starts[index]) : nil,
-                     end: ends[index] >= 0 ? .nanoseconds(ends[index]) : nil,
+                     start: started ? .nanoseconds(node.start) : nil,
+                     end: node.end >= 0 ? .nanoseconds(node.end) : nil,
                      attempts: attempts)
     }
 
@@ -94,8 +90,8 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// How many nodes ended with `outcome`.
     public func count(of outcome: OutcomeKind) -> Int {
-        status.reduce(0) { count, state in
-            switch (state, outcome) {
+        nodes.reduce(0) { count, node in
+            switch (node.status, outcome) {
             case (.succeeded, .succeeded), (.failed, .failed), (.skipped, .skipped), (.cancelled, .cancelled): count + 1
             default: count
             }

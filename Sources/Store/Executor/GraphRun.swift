@@ -12,25 +12,31 @@ import Darwin
 /// skipped or cancelled) and every fallback was applied. It always ends: a failure skips what
 /// depended on it, and ``cancel()`` ends every node that has not finished at once. Dropping the run
 /// does not stop it.
-public final class GraphRun<State: Sendable>: @unchecked Sendable {
-    // @unchecked: `machine`, `tasks`, `nodeWaiters` and `finishWaiters` are read and written only under
-    // `lock`; `responses` slots are each written once under `lock` before their node is marked
+public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable {
+    // @unchecked: `machine`, `tasks`, `nodeWaiters`, `finishWaiters` and `registration` are read and
+    // written only under `lock` (hence also `@exclusivity(unchecked)`: the lock already serializes
+    // them); `responses` slots are each written once under `lock` before their node is marked
     // succeeded, and read only after (see `NodeInputs`); everything else is immutable.
 
     let core: StoreCore<State>
     let graph: ActionGraph<State>
+    /// The graph's non-generic parts, read per node without the graph's generic metadata.
+    private let bodies: [NodeBody]
+    private let settings: [Int: NodeSettings]
     private let lock = Lock()
-    private var machine: RunStateMachine
+    @exclusivity(unchecked) private var machine: RunStateMachine
     private let responses: UnsafeMutablePointer<ResponseSlot>
-    private var tasks: [Int: Task<Void, Never>] = [:]
-    private var nodeWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
-    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
-    private var registration: UInt64?
+    @exclusivity(unchecked) private var tasks: [Int: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) private var nodeWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
+    @exclusivity(unchecked) private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    @exclusivity(unchecked) private var registration: UInt64?
     private let startTime: Int64
 
     init(core: StoreCore<State>, graph: ActionGraph<State>) {
         self.core = core
         self.graph = graph
+        self.bodies = graph.bodies
+        self.settings = graph.settings
         self.machine = RunStateMachine(graph: graph)
         self.responses = .allocate(capacity: graph.count)
         self.responses.initialize(repeating: nil, count: graph.count)
@@ -94,7 +100,7 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let terminal = lock.withLock {
-                if machine.status[node.index].isTerminal { return true }
+                if machine.nodes[node.index].status.isTerminal { return true }
                 nodeWaiters[node.index, default: []].append(continuation)
                 return false
             }
@@ -123,14 +129,14 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
         lock.withLock {
-            GraphReport(graph: graph, status: machine.status, starts: machine.starts, ends: machine.ends,
-                        errors: machine.errors, retriedAttempts: machine.retriedAttempts,
-                        finishedAt: machine.isFinished ? machine.ends.max() ?? 0 : nil)
+            GraphReport(graph: graph, nodes: machine.nodes, errors: machine.errors,
+                        retriedAttempts: machine.retriedAttempts,
+                        finishedAt: machine.isFinished ? machine.nodes.reduce(0) { Swift.max($0, $1.end) } : nil)
         }
     }
 
     private func outcomeLocked<R>(_ node: Node<R>) -> Outcome<R> {
-        switch machine.status[node.index] {
+        switch machine.nodes[node.index].status {
         case .succeeded: return .succeeded(ResponseBox<R>.unwrap(responses[node.index]))
         case .failed: return .failed(machine.errors[node.index] ?? GraphError.skipped)
         case .skipped: return .skipped
@@ -143,7 +149,8 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
 
     /// Applies ready sync work until none is left, or until the store has other work queued (then
     /// returns `true`: the store puts this run back in line after that work).
-    func applyReadySyncNodes(core: StoreCore<State>) -> Bool {
+    @usableFromInline
+    func applyReadySyncNodes() -> Bool {
         var (work, more) = lock.withLock { machine.popSync(now: now(), yieldToQueuedWork: false) }
         while let item = work {
             let effects: RunStateMachine.Effects
@@ -158,7 +165,7 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
                     return (effects, takeTerminalWaiters(), next.work, next.more)
                 }
             case .fallback(let node, let error):
-                if let fallback = graph.settings[node]?.fallback { core.apply(fallback(error)) }
+                if let fallback = settings[node]?.fallback { core.apply(fallback(error)) }
                 (effects, waiters, work, more) = lock.withLock {
                     let effects = machine.fallbackApplied()
                     let next = machine.popSync(now: now(), yieldToQueuedWork: !core.pending.isEmpty)
@@ -172,7 +179,7 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
     }
 
     private func syncAction(of node: Int) -> any Action {
-        switch graph.bodies[node] {
+        switch bodies[node] {
         case .action(let action): action
         case .makeAction(let make, _): make(NodeInputs(slots: responses))
         case .async, .delay, .join: preconditionFailure("OresRedux: node #\(node) is not a sync node")
@@ -184,17 +191,17 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
     private func startAsync(_ node: Int) {
         let task = Task { await self.runAsync(node) }
         let cancelNow = lock.withLock {
-            if machine.status[node] == .running { tasks[node] = task }
+            if machine.nodes[node].status == .running { tasks[node] = task }
             return machine.isCancelled
         }
         if cancelNow { task.cancel() }
     }
 
     private func runAsync(_ node: Int) async {
-        let settings = graph.settings[node]
+        let settings = self.settings[node]
         let clock = core.options.clock
         let operation: @Sendable () async throws -> ResponseSlot
-        switch graph.bodies[node] {
+        switch bodies[node] {
         case .async(let start, _):
             operation = start(NodeInputs(slots: responses), core).attempt
         case .delay(let duration):
@@ -203,7 +210,7 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
                 return nil
             }
         case .join(let wait, _):
-            let core = self.core
+            let core: any AnyStoreCore = self.core
             operation = { try await wait(core) }
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
@@ -214,7 +221,7 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
             var error: (any Error)?
             switch result {
             case .success(let response):
-                if machine.status[node] == .running { responses[node] = response }
+                if machine.nodes[node].status == .running { responses[node] = response }
             case .failure(let failure):
                 error = failure
             }
@@ -245,7 +252,7 @@ public final class GraphRun<State: Sendable>: @unchecked Sendable {
     private func takeTerminalWaiters() -> [CheckedContinuation<Void, Never>] {
         guard !nodeWaiters.isEmpty else { return [] }
         var ready: [CheckedContinuation<Void, Never>] = []
-        for (node, waiters) in nodeWaiters where machine.status[node].isTerminal {
+        for (node, waiters) in nodeWaiters where machine.nodes[node].status.isTerminal {
             ready += waiters
             nodeWaiters[node] = nil
         }

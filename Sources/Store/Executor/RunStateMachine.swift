@@ -34,11 +34,17 @@ struct RunStateMachine {
     private let isSync: [Bool]
     private let nodesWithFallback: Set<Int>
 
-    private(set) var status: [Status]
-    private var remaining: [Int32]
-    /// Nanoseconds since the run started; -1 where the node never started.
-    private(set) var starts: [Int64]
-    private(set) var ends: [Int64]
+    /// One node's bookkeeping, kept together so that an update touches one array element.
+    struct NodeState {
+        var status = Status.waiting
+        /// Prerequisites that have not succeeded yet.
+        var remaining: Int32 = 0
+        /// Nanoseconds since the run started; -1 where the node never started or has not ended.
+        var start: Int64 = -1
+        var end: Int64 = -1
+    }
+
+    private(set) var nodes: [NodeState]
     private(set) var errors: [Int: any Error] = [:]
     /// Attempts of async nodes that made more than one.
     private(set) var retriedAttempts: [Int: Int] = [:]
@@ -52,11 +58,11 @@ struct RunStateMachine {
 
     init<State>(graph: ActionGraph<State>) {
         let count = graph.count
-        var remaining = [Int32](repeating: 0, count: count)
+        var nodes = [NodeState](repeating: NodeState(), count: count)
         var dependentCounts = [Int32](repeating: 0, count: count + 1)
         for node in 0..<count {
             let prerequisites = graph.prerequisites(of: node)
-            remaining[node] = Int32(prerequisites.count)
+            nodes[node].remaining = Int32(prerequisites.count)
             for prerequisite in prerequisites { dependentCounts[Int(prerequisite) + 1] += 1 }
         }
         for node in 0..<count { dependentCounts[node + 1] += dependentCounts[node] }
@@ -71,25 +77,24 @@ struct RunStateMachine {
         dependentCounts.removeFirst()
         self.dependentEnds = dependentCounts
         self.dependents = dependents
-        self.remaining = remaining
-        self.isSync = graph.bodies.map(\.isSync)
+        self.nodes = nodes
+        var isSync = [Bool](repeating: false, count: count)
+        for node in 0..<count { isSync[node] = graph.bodies[node].isSync }
+        self.isSync = isSync
         self.nodesWithFallback = Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key })
-        self.status = [Status](repeating: .waiting, count: count)
-        self.starts = [Int64](repeating: -1, count: count)
-        self.ends = [Int64](repeating: -1, count: count)
     }
 
-    var count: Int { status.count }
+    var count: Int { nodes.count }
 
     // MARK: Events
 
     /// Releases the nodes with no prerequisites and fails the nodes built with bad input.
     mutating func start(problems: [Int: GraphError], now: Int64) -> Effects {
         var effects = Effects()
-        for node in 0..<count where status[node] == .waiting {
+        for node in 0..<count where nodes[node].status == .waiting {
             if let problem = problems[node] {
                 fail(node, problem, now: now, &effects)
-            } else if remaining[node] == 0 {
+            } else if nodes[node].remaining == 0 {
                 release(node, now: now, &effects)
             }
         }
@@ -107,8 +112,8 @@ struct RunStateMachine {
         if yieldToQueuedWork { return (nil, true) }
         let work = readySync.popFirst()!
         if case .node(let node) = work {
-            status[node] = .running
-            starts[node] = now
+            nodes[node].status = .running
+            nodes[node].start = now
         }
         return (work, true)
     }
@@ -116,7 +121,7 @@ struct RunStateMachine {
     /// A sync node went through middleware, reducer and subscribers.
     mutating func syncApplied(_ node: Int, now: Int64) -> Effects {
         var effects = Effects()
-        if status[node] == .running { succeed(node, now: now, &effects) }
+        if nodes[node].status == .running { succeed(node, now: now, &effects) }
         checkFinished(&effects)
         return effects
     }
@@ -132,7 +137,7 @@ struct RunStateMachine {
     /// An async node ended after `attempts` attempts. Ignored when the node was cancelled meanwhile.
     mutating func asyncFinished(_ node: Int, error: (any Error)?, attempts: Int, now: Int64) -> Effects {
         var effects = Effects()
-        guard status[node] == .running else { return effects }
+        guard nodes[node].status == .running else { return effects }
         if attempts > 1 { retriedAttempts[node] = attempts }
         if let error {
             fail(node, error, now: now, &effects)
@@ -150,7 +155,7 @@ struct RunStateMachine {
         guard !isCancelled, !isFinished else { return effects }
         isCancelled = true
         for node in 0..<count {
-            switch status[node] {
+            switch nodes[node].status {
             case .waiting, .ready:
                 markTerminal(node, .cancelled, now: now)
             case .running where !isSync[node]:
@@ -169,15 +174,15 @@ struct RunStateMachine {
 
     private mutating func release(_ node: Int, now: Int64, _ effects: inout Effects) {
         if isSync[node] {
-            status[node] = .ready
+            nodes[node].status = .ready
             readySync.append(.node(node))
             if !isScheduled {
                 isScheduled = true
                 effects.scheduleSync = true
             }
         } else {
-            status[node] = .running
-            starts[node] = now
+            nodes[node].status = .running
+            nodes[node].start = now
             effects.startAsync.append(node)
         }
     }
@@ -186,9 +191,9 @@ struct RunStateMachine {
         markTerminal(node, .succeeded, now: now)
         for dependent in dependentRange(of: node) {
             let dependent = Int(dependents[dependent])
-            guard status[dependent] == .waiting else { continue }
-            remaining[dependent] -= 1
-            if remaining[dependent] == 0 { release(dependent, now: now, &effects) }
+            guard nodes[dependent].status == .waiting else { continue }
+            nodes[dependent].remaining -= 1
+            if nodes[dependent].remaining == 0 { release(dependent, now: now, &effects) }
         }
     }
 
@@ -208,7 +213,7 @@ struct RunStateMachine {
         while let failed = stack.popLast() {
             for dependent in dependentRange(of: failed) {
                 let dependent = Int(dependents[dependent])
-                guard status[dependent] == .waiting else { continue }
+                guard nodes[dependent].status == .waiting else { continue }
                 markTerminal(dependent, .skipped, now: now)
                 stack.append(dependent)
             }
@@ -216,8 +221,8 @@ struct RunStateMachine {
     }
 
     private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Int64) {
-        status[node] = terminal
-        ends[node] = now
+        nodes[node].status = terminal
+        nodes[node].end = now
         terminalCount += 1
     }
 
