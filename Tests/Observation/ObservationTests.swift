@@ -1,0 +1,130 @@
+import Foundation
+import Observation
+import Synchronization
+import Testing
+@testable import OresRedux
+
+@Suite("Observation bridge and main-actor delivery")
+struct ObservationTests {
+    struct Screen: Sendable, Equatable {
+        var title = "Home"
+        var unread = 0
+        var log: [Int] = []
+    }
+    struct Rename: Action { var title: String }
+    struct Receive: Action { var count = 1 }
+    struct Append: Action { var value: Int }
+
+    static let reducer = Reducer<Screen>.combine(
+        .on(Rename.self) { state, action in state.title = action.title },
+        .on(Receive.self) { state, action in state.unread += action.count },
+        .on(Append.self) { state, action in state.log.append(action.value) }
+    )
+
+    final class Fired: Sendable {
+        let count = Atomic<Int>(0)
+        func fire() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    @Test("A view that read only the title is not invalidated by a new unread count, but is by a new title")
+    @MainActor
+    func perPropertyTracking() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        let model = ObservedStore(store)
+        let fired = Fired()
+
+        withObservationTracking { _ = model.title } onChange: { fired.fire() }
+        model.dispatch(Receive(count: 3))
+        await model.waitUntil { $0.unread == 3 }
+        #expect(fired.value == 0, "a change to an unread member must not invalidate the reader")
+        #expect(model.unread == 3)
+
+        model.dispatch(Rename(title: "Inbox"))
+        await model.waitUntil { $0.title == "Inbox" }
+        #expect(fired.value == 1)
+        #expect(model.title == "Inbox")
+    }
+
+    @Test("A mirror of a selected part tracks only that part")
+    @MainActor
+    func selectedPart() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        let unread = ObservedStore(store, select: { $0.unread })
+        let fired = Fired()
+        withObservationTracking { _ = unread.value } onChange: { fired.fire() }
+        store.dispatch(Receive())
+        await unread.waitUntil { $0 == 1 }
+        #expect(fired.value == 1)
+        #expect(unread.value == 1)
+    }
+
+    @Test("Releasing the mirror ends its subscription")
+    @MainActor
+    func releasingTheMirrorEndsItsSubscription() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        weak var released: ObservedStore<Screen, Screen>?
+        do {
+            let model = ObservedStore(store)
+            released = model
+            #expect(store.core.subscriberCount == 1)
+        }
+        #expect(released == nil)
+        #expect(store.core.subscriberCount == 0)
+    }
+
+    @Test("Main-actor delivery keeps commit order for dispatches from many tasks")
+    func mainActorDeliveryInCommitOrder() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        let seen = LockedValue<[Int]>([])
+        let total = 2_000
+        let done = AsyncStream<Void>.makeStream()
+        let subscription = store.subscribeOnMainActor({ $0.log.count }) { count in
+            seen.withLock { $0.append(count) }
+            if count == total { done.continuation.yield() }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for index in 0..<(total / 4) { store.dispatch(Append(value: worker * 10_000 + index)) }
+                }
+            }
+        }
+        var iterator = done.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        subscription.cancel()
+
+        let counts = seen.withLock { $0 }
+        #expect(counts == Array(0...total), "every committed count, once, in order")
+    }
+
+    @Test("Coalescing delivers the newest state and skips superseded ones")
+    func coalescing() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        let last = AsyncStream<Int>.makeStream()
+        let subscription = store.subscribeOnMainActor(coalescing: true) { state in
+            last.continuation.yield(state.unread)
+        }
+        for _ in 0..<500 { store.dispatch(Receive()) }
+        for await unread in last.stream where unread == 500 { break }
+        subscription.cancel()
+    }
+
+    @Test("After cancel on the main actor, the observer is not called again")
+    @MainActor
+    func cancelOnMainActorStopsDelivery() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        let calls = Fired()
+        let model = ObservedStore(store)
+        let subscription = store.subscribeOnMainActor { _ in calls.fire() }
+        store.dispatch(Receive())
+        await model.waitUntil { $0.unread == 1 }
+        // The mirror's subscription was made first, so by now this one has had its turn too.
+        let before = calls.value
+        subscription.cancel()
+        store.dispatch(Receive())
+        await model.waitUntil { $0.unread == 2 }
+        #expect(before >= 1)
+        #expect(calls.value == before)
+    }
+}
