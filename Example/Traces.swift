@@ -1,7 +1,13 @@
 import Foundation
 import OresRedux
 
-/// Writes a run's pictures next to each other and says where.
+/// Writes a run's pictures (Mermaid, Graphviz DOT, Chrome trace) and says where.
+@MainActor
 func writeTraces(_ report: GraphReport, name: String) {
-    print("    trace files: (tracing not built yet)")
+    do {
+        let files = try report.writeTraceFiles(to: traceDirectory, baseName: name)
+        print("    pictures: " + files.map(\.relativePath).joined(separator: ", "))
+    } catch {
+        print("    pictures: could not write to \(traceDirectory.path): \(error)")
+    }
 }

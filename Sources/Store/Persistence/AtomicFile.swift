@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension StatePersistence {
+    /// Replaces the file at `url` with `data` atomically: readers, and the file after a crash or
+    /// power loss, see either the old contents or the new, never a mix or half a file.
+    ///
+    /// It writes a hidden temporary file in the same directory (`.<name>.<random>.tmp`), flushes it
+    /// to disk, then renames it over `url` (a rename within one directory is atomic). On failure the
+    /// temporary file is removed and `url` is left as it was. The new file has mode `0644` (less the
+    /// process's umask).
+    /// - Throws: ``PersistenceError/writeFailed(path:description:)`` with the system's reason.
+    public static func writeAtomically(_ data: Data, to url: URL) throws(PersistenceError) {
+        let path = url.path
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp", isDirectory: false).path
+        func failure(_ step: String) -> PersistenceError {
+            .writeFailed(path: path, description: "\(step): \(String(cString: strerror(errno)))")
+        }
+
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create a temporary file") }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let result = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += result
+            }
+            return true
+        }
+        guard written else {
+            let error = failure("cannot write the temporary file")
+            close(descriptor)
+            throw error
+        }
+        guard fsync(descriptor) == 0 else {
+            let error = failure("cannot flush the temporary file to disk")
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else { throw failure("cannot close the temporary file") }
+        guard rename(temporary, path) == 0 else { throw failure("cannot rename the temporary file") }
+        renamed = true
+
+        // Make the rename itself durable; best effort, the file is already complete and in place.
+        let directory = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// Saves a store's state (or a `Codable` part of it) to a file after it changes, and restores it at
+/// the next launch.
+///
+/// ```swift
+/// let url = URL.applicationSupportDirectory.appendingPathComponent("settings.json")
+/// let (settings, error) = StatePersistence.restore(from: url, default: Settings())
+/// if let error { log(error) }                       // a corrupt file: start from the default
+/// let store = Store(initialState: AppState(settings: settings), reducer: appReducer)
+/// let persistence = StatePersistence(store: store, url: url, select: \.settings)
+/// // ... on the way out:
+/// try persistence.flush()
+/// ```
+///
+/// What it promises:
+/// - **Debounced.** The first change after a write starts a timer of `debounce` on the clock; the
+///   changes that follow are coalesced, and when the timer fires the *latest* state is written once.
+///   So a burst of a thousand dispatches costs one write, and there is at most one timed write per
+///   `debounce` interval. Only changes are written: the state it finds at start is not.
+/// - **Atomic.** Each write goes to a temporary file in the same directory, then is renamed over the
+///   file (``writeAtomically(_:to:)``): a crash never leaves half a file.
+/// - **Ordered.** Writes never run at the same time and never go backwards: each one takes the newest
+///   state at the moment it starts.
+/// - **Cheap for the store.** The subscriber only keeps the newest state; selecting, encoding and
+///   writing happen on the timer's task (or in ``flush()``), never inside `dispatch`.
+///
+/// The state is encoded as JSON with sorted keys. A timed write that fails is reported to `onError`
+/// and retried by the next write (timed or ``flush()``). Releasing this object or calling ``stop()``
+/// stops saving *without* writing pending changes: call ``flush()`` first when they matter.
+public final class StatePersistence: Sendable {
+    /// Writes encoded state to a file. The default is ``writeAtomically(_:to:)``; tests pass a writer
+    /// that counts calls, then forwards to it.
+    public typealias Writer = @Sendable (_ data: Data, _ url: URL) throws -> Void
+
+    /// The file the state is saved to.
+    public let url: URL
+
+    private let engine: any PersistenceEngineProtocol
+    private let subscription: Subscription
+
+    /// Saves the part of `store`'s state that `select` picks, to `url`, after it changes.
+    /// - Parameters:
+    ///   - store: the store to watch (through `store.subscribe`); it is not kept alive by this object.
+    ///   - url: the file; its directory must exist.
+    ///   - select: picks what to save from the state; called off the store's dispatch path, on the
+    ///     latest state only.
+    ///   - debounce: the longest a change waits before it is written, and the shortest time between
+    ///     two timed writes; one second by default.
+    ///   - clock: the clock the debounce sleeps on; `nil` (the default) uses the store's clock
+    ///     (`StoreOptions.clock`), so a store with a ``TestClock`` debounces in virtual time.
+    ///   - writer: writes the encoded state; ``writeAtomically(_:to:)`` by default.
+    ///   - onError: receives failures of timed writes (``flush()`` throws its own instead); prints to
+    ///     standard error by default.
+    public init<State: Sendable, Saved: Encodable & Sendable>(
+        store: Store<State>, url: URL,
+        select: @escaping @Sendable (State) -> Saved,
+        debounce: Duration = .seconds(1),
+        clock: (any Clock<Duration>)? = nil,
+        writer: @escaping Writer = { data, url in try StatePersistence.writeAtomically(data, to: url) },
+        onError: @escaping @Sendable (PersistenceError) -> Void = StatePersistence.printToStandardError
+    ) {
+        self.url = url
+        let engine = PersistenceEngine<State>(
+            url: url, debounce: debounce, clock: clock ?? store.core.options.clock,
+            encode: { (state: State) throws(PersistenceError) -> Data in try StatePersistence.encode(select(state)) },
+            writer: writer, onError: onError)
+        self.engine = engine
+        self.subscription = store.subscribe { state in engine.stateChanged(state) }
+    }
+
+    /// Saves `store`'s whole state to `url` after it changes (see
+    /// ``init(store:url:select:debounce:clock:writer:onError:)`` for the parameters).
+    public convenience init<State: Sendable & Encodable>(
+        store: Store<State>, url: URL,
+        debounce: Duration = .seconds(1),
+        clock: (any Clock<Duration>)? = nil,
+        writer: @escaping Writer = { data, url in try StatePersistence.writeAtomically(data, to: url) },
+        onError: @escaping @Sendable (PersistenceError) -> Void = StatePersistence.printToStandardError
+    ) {
+        self.init(store: store, url: url, select: { $0 }, debounce: debounce, clock: clock,
+                  writer: writer, onError: onError)
+    }
+
+    deinit {
+        subscription.cancel()
+        engine.stop()
+    }
+
+    /// Writes the latest state now, if it changed since the last write, and cancels the pending timer.
+    /// Returns once the file is written. Call it when the app goes to the background or quits.
+    /// - Throws: ``PersistenceError/encodingFailed(description:)`` or
+    ///   ``PersistenceError/writeFailed(path:description:)``; the change stays pending and the next
+    ///   write tries again.
+    public func flush() throws(PersistenceError) {
+        try engine.writeIfChanged()
+    }
+
+    /// Stops saving: no further change is written and a pending timed write is cancelled. Does not
+    /// write pending changes (call ``flush()`` first for that). Calling it again does nothing.
+    public func stop() {
+        subscription.cancel()
+        engine.stop()
+    }
+
+    // MARK: Restoring
+
+    /// Reads a state saved by this type.
+    /// - Throws: ``PersistenceError/missing(path:)`` when there is no file;
+    ///   ``PersistenceError/unreadable(path:description:)`` when it cannot be read;
+    ///   ``PersistenceError/corrupt(path:description:)`` when it does not decode as `type`.
+    public static func load<T: Decodable>(_ type: T.Type = T.self, from url: URL) throws(PersistenceError) -> T {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(path: path, description: String(describing: error))
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw .corrupt(path: path, description: String(describing: error))
+        }
+    }
+
+    /// The saved state, or `initial` when there is none or it cannot be used; never throws, never
+    /// crashes.
+    ///
+    /// A missing file is a first launch: `(initial, nil)`. An unreadable or corrupt file gives
+    /// `(initial, error)` so the app can start and still log what it lost. The file is left alone
+    /// either way; the next write replaces it.
+    public static func restore<T: Decodable>(from url: URL, default initial: T) -> (state: T, error: PersistenceError?) {
+        do {
+            return (try load(T.self, from: url), nil)
+        } catch .missing {
+            return (initial, nil)
+        } catch {
+            return (initial, error)
+        }
+    }
+
+    /// The default `onError`: one line on standard error.
+    public static let printToStandardError: @Sendable (PersistenceError) -> Void = { error in
+        FileHandle.standardError.write(Data("OresRedux: \(error.description)\n".utf8))
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .encodingFailed(description: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,172 @@
+extension GraphReport {
+    /// The run's timeline as Chrome trace-event JSON: save it as a `.json` file and open it in
+    /// <https://ui.perfetto.dev> or `chrome://tracing`.
+    ///
+    /// Promises:
+    /// - the text is one valid JSON object, `{"traceEvents":[...],"displayTimeUnit":"ms"}`;
+    /// - every event has `name`, `ph`, `ts`, `pid` and `tid`; times are microseconds since the run
+    ///   started, to the nanosecond (`ts` `81300.125` is 81.3 ms);
+    /// - each node that started is one complete event (`"ph":"X"`) with `dur`, `name` = its label,
+    ///   `cat` = its kind, and `args` holding its `index`, `outcome`, `attempts`, `prerequisites` and,
+    ///   when it failed, `error` (the error's description). A node still running lasts until the
+    ///   latest time the report knows, with outcome `not finished`;
+    /// - each node that never started (skipped, cancelled before starting, or still waiting) is an
+    ///   instant event (`"ph":"i"`) at the moment it ended, on its own row named `not started`;
+    /// - nodes whose run times overlap are on different rows (`tid`): rows are handed out greedily
+    ///   in start order, each node taking the lowest-numbered row free at its start, so parallel
+    ///   async work shows side by side and a chain stays on one row. Rows are named `lane 1`,
+    ///   `lane 2`, ... by metadata events (`"ph":"M"`).
+    public var chromeTrace: String {
+        let entries = Array(self)
+        let lanes = Self.traceLanes(entries)
+        let laneCount = lanes.values.max() ?? 0
+        let notStartedLane = laneCount + 1
+        let latest = entries.reduce(Int64(0)) { latest, entry in
+            Swift.max(latest, entry.start?.wholeNanoseconds ?? 0, entry.end?.wholeNanoseconds ?? 0)
+        }
+
+        var events: [String] = []
+        events.reserveCapacity(entries.count + laneCount + 2)
+        events.append(Self.metadataEvent("process_name", tid: 0, value: "OresRedux graph run"))
+        for lane in stride(from: 1, through: laneCount, by: 1) {
+            events.append(Self.metadataEvent("thread_name", tid: lane, value: "lane \(lane)"))
+        }
+        if entries.contains(where: { $0.start == nil }) {
+            events.append(Self.metadataEvent("thread_name", tid: notStartedLane, value: "not started"))
+        }
+
+        for entry in entries {
+            var args = "{\"index\":\(entry.index),\"outcome\":\(Self.jsonString(TraceStyle(entry.outcome).word))"
+            args += ",\"attempts\":\(entry.attempts)"
+            args += ",\"prerequisites\":[\(entry.prerequisites.map(String.init).joined(separator: ","))]"
+            if let error = entry.error {
+                args += ",\"error\":\(Self.jsonString(String(describing: error)))"
+            }
+            args += "}"
+            let common = "\"name\":\(Self.jsonString(entry.label)),\"cat\":\(Self.jsonString(entry.kind.rawValue))"
+            if let start = entry.start?.wholeNanoseconds {
+                let end = entry.end?.wholeNanoseconds ?? latest
+                events.append("{\(common),\"ph\":\"X\",\"ts\":\(Self.microseconds(start)),"
+                              + "\"dur\":\(Self.microseconds(Swift.max(0, end - start))),"
+                              + "\"pid\":1,\"tid\":\(lanes[entry.index] ?? 1),\"args\":\(args)}")
+            } else {
+                let time = entry.end?.wholeNanoseconds ?? 0
+                events.append("{\(common),\"ph\":\"i\",\"s\":\"t\",\"ts\":\(Self.microseconds(time)),"
+                              + "\"pid\":1,\"tid\":\(notStartedLane),\"args\":\(args)}")
+            }
+        }
+        return "{\"traceEvents\":[\n" + events.joined(separator: ",\n") + "\n],\"displayTimeUnit\":\"ms\"}\n"
+    }
+
+    /// The row of each node that started, keyed by node index: the lowest-numbered row (from 1) whose
+    /// previous node ended at or before this one's start, taking nodes in (start, index) order.
+    static func traceLanes(_ entries: [Entry]) -> [Int: Int] {
+        let latest = entries.reduce(Int64(0)) { latest, entry in
+            Swift.max(latest, entry.start?.wholeNanoseconds ?? 0, entry.end?.wholeNanoseconds ?? 0)
+        }
+        let intervals = entries.compactMap { entry -> (index: Int, start: Int64, end: Int64)? in
+            guard let start = entry.start?.wholeNanoseconds else { return nil }
+            return (entry.index, start, entry.end?.wholeNanoseconds ?? latest)
+        }.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
+
+        var lanes: [Int: Int] = [:]
+        var busy = MinHeap<BusyLane>()   // lanes in use, earliest end first
+        var free = MinHeap<Int>()        // lanes free again, lowest first
+        var laneCount = 0
+        for interval in intervals {
+            while let first = busy.first, first.end <= interval.start {
+                free.insert(busy.removeFirst().lane)
+            }
+            let lane: Int
+            if free.first != nil {
+                lane = free.removeFirst()
+            } else {
+                laneCount += 1
+                lane = laneCount
+            }
+            lanes[interval.index] = lane
+            busy.insert(BusyLane(end: interval.end, lane: lane))
+        }
+        return lanes
+    }
+
+    private static func metadataEvent(_ name: String, tid: Int, value: String) -> String {
+        "{\"name\":\"\(name)\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":\(tid),\"args\":{\"name\":\(jsonString(value))}}"
+    }
+
+    /// Nanoseconds as a JSON number of microseconds with three decimals, exactly (no floating point).
+    static func microseconds(_ nanoseconds: Int64) -> String {
+        let fraction = String(nanoseconds % 1_000)
+        return "\(nanoseconds / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// `text` as a JSON string literal, quotes included (RFC 8259 escaping).
+    static func jsonString(_ text: String) -> String {
+        var escaped = "\""
+        escaped.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return escaped + "\""
+    }
+}
+
+/// A lane in use until `end`, ordered by end, then lane number.
+private struct BusyLane: Comparable {
+    let end: Int64
+    let lane: Int
+
+    static func < (lhs: BusyLane, rhs: BusyLane) -> Bool {
+        (lhs.end, lhs.lane) < (rhs.end, rhs.lane)
+    }
+}
+
+/// A binary min-heap: the smallest element first.
+private struct MinHeap<Element: Comparable> {
+    private var storage: [Element] = []
+
+    var first: Element? { storage.first }
+
+    mutating func insert(_ element: Element) {
+        storage.append(element)
+        var child = storage.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard storage[child] < storage[parent] else { break }
+            storage.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// - Precondition: the heap is not empty.
+    mutating func removeFirst() -> Element {
+        let first = storage[0]
+        let last = storage.removeLast()
+        guard !storage.isEmpty else { return first }
+        storage[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < storage.count, storage[left] < storage[smallest] { smallest = left }
+            if right < storage.count, storage[right] < storage[smallest] { smallest = right }
+            guard smallest != parent else { break }
+            storage.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first
+    }
+}
