@@ -59,17 +59,17 @@ extension StoreCore {
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             return dispatchShared(action, key: key)
         }
-        let context = ActionContext(core: self)
-        let registration = RegistrationGate()
-        let task = Task<A.Response, any Error> {
-            defer { registration.finish { self.unregister($0) } }
-            return try await self.perform(action, context: context)
-        }
-        guard let id = register(cancel: { task.cancel() }) else {
-            task.cancel()
+        // Register before the task exists, so that a store already released never calls `run`.
+        let cancellation = CancellationGate()
+        guard let id = register(cancel: { cancellation.cancel() }) else {
             return ActionTask(.failed(StoreError.storeReleased))
         }
-        registration.registered(id) { self.unregister($0) }
+        let context = ActionContext(core: self)
+        let task = Task<A.Response, any Error> {
+            defer { self.unregister(id) }
+            return try await self.perform(action, context: context)
+        }
+        cancellation.attach(task)
         return ActionTask(.task(task))
     }
 
@@ -106,23 +106,23 @@ extension StoreCore {
     }
 }
 
-/// Removes a task's registry entry exactly once, whether the task ends before or after it was registered.
-final class RegistrationGate: Sendable {
-    private let state = LockedValue<(id: UInt64?, finished: Bool)>((nil, false))
+/// Cancels a task that may not exist yet: a cancel that comes first is applied when it is attached.
+final class CancellationGate: Sendable {
+    private let state = LockedValue<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
 
-    func registered(_ id: UInt64, unregister: (UInt64) -> Void) {
-        let finishedAlready = state.withLock { value -> Bool in
-            value.id = id
-            return value.finished
+    func attach<Success, Failure>(_ task: Task<Success, Failure>) {
+        let cancelledAlready = state.withLock { state -> Bool in
+            state.cancel = { task.cancel() }
+            return state.cancelled
         }
-        if finishedAlready { unregister(id) }
+        if cancelledAlready { task.cancel() }
     }
 
-    func finish(unregister: (UInt64) -> Void) {
-        let id = state.withLock { value -> UInt64? in
-            value.finished = true
-            return value.id
+    func cancel() {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            state.cancelled = true
+            return state.cancel
         }
-        if let id { unregister(id) }
+        cancel?()
     }
 }

@@ -190,7 +190,15 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             subscriberCount = subscribers.count
             return state
         }
+        // The first call is a subscriber call like any other: what it dispatches is queued and
+        // applied after it returns, never inside it.
+        let outermost = depth == 0
+        if outermost { depth = 1 }
         box.receive(current)
+        if outermost {
+            if !pending.isEmpty { drainPending() }
+            depth = 0
+        }
         return Subscription { [weak self] in self?.unsubscribe(box) }
     }
 

@@ -4,8 +4,10 @@ import Synchronization
 ///
 /// It ends on ``cancel()`` or when the last reference to it is released, whichever comes first.
 /// Cancelling is O(1), may be called any number of times, from any thread, and from inside the
-/// subscription's own observer. Once `cancel()` returns, the observer is not called again, except
-/// for a call another thread had already started.
+/// subscription's own observer (or another observer of the same store). Cancelled from a thread
+/// that is applying the store's actions (an observer, a middleware), the observer is not called
+/// again. Cancelled from another thread while an action is being applied, the observer may still be
+/// called once for that action; it is not called for any action applied after `cancel()` returns.
 public final class Subscription: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let onCancel: @Sendable () -> Void

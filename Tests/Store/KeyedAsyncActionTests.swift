@@ -1,0 +1,192 @@
+import OresRedux
+import Testing
+
+extension CoreStore {
+    /// A `KeyedAsyncAction` shares one call among every dispatch with the same key while it is in flight.
+    @Suite struct KeyedAsyncActions {
+        /// What the calls of `Fetch` did, shared by every dispatch of a test.
+        final class Server: Sendable {
+            let started = Latch()
+            let release = Latch()
+            let cancelled = Latch()
+            private let calls = Locked<[String]>([])
+
+            var callCount: Int { calls.current.count }
+            var answered: [String] { calls.current }
+
+            func call(_ answer: String) async throws -> String {
+                calls.withLock { $0.append(answer) }
+                started.open()
+                do {
+                    try await release.wait()
+                } catch {
+                    cancelled.open()
+                    throw error
+                }
+                return answer
+            }
+        }
+
+        /// One request per `id` at a time; answers with `answer` once the server is released.
+        struct Fetch: KeyedAsyncAction {
+            let id: Int
+            let answer: String
+            let server: Server
+            var key: Int { id }
+            func run(_ context: ActionContext<Int>) async throws -> String {
+                try await server.call(answer)
+            }
+        }
+
+        /// Same key type and value as `Fetch`, but another action type.
+        struct OtherFetch: KeyedAsyncAction {
+            let id: Int
+            let server: Server
+            var key: Int { id }
+            func run(_ context: ActionContext<Int>) async throws -> String {
+                try await server.call("other")
+            }
+        }
+
+        static func store() -> Store<Int> {
+            Store(initialState: 0, reducer: CoreStore.counterReducer())
+        }
+
+        @Test func aSecondDispatchWithTheSameKeyJoinsTheCallInFlight() async throws {
+            let store = Self.store()
+            let server = Server()
+            let first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
+            try await server.started.wait()
+
+            let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
+            server.release.open()
+
+            #expect(try await first.value == "first")
+            #expect(try await second.value == "first")   // the joined call's answer, not its own
+            #expect(server.callCount == 1)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func dispatchesWithDifferentKeysRunSeparately() async throws {
+            let store = Self.store()
+            let server = Server()
+
+            let one = store.dispatch(Fetch(id: 1, answer: "one", server: server))
+            let two = store.dispatch(Fetch(id: 2, answer: "two", server: server))
+            server.release.open()
+
+            #expect(try await one.value == "one")
+            #expect(try await two.value == "two")
+            #expect(server.answered.sorted() == ["one", "two"])
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func equalKeysOfDifferentActionTypesDoNotShareACall() async throws {
+            let store = Self.store()
+            let server = Server()
+
+            let fetch = store.dispatch(Fetch(id: 1, answer: "fetch", server: server))
+            let other = store.dispatch(OtherFetch(id: 1, server: server))
+            server.release.open()
+
+            #expect(try await fetch.value == "fetch")
+            #expect(try await other.value == "other")
+            #expect(server.callCount == 2)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func onceTheCallHasFinishedTheSameKeyRunsAgain() async throws {
+            let store = Self.store()
+            let server = Server()
+            server.release.open()
+
+            #expect(try await store.dispatch(Fetch(id: 1, answer: "first", server: server)).value == "first")
+            #expect(try await store.dispatch(Fetch(id: 1, answer: "second", server: server)).value == "second")
+
+            #expect(server.answered == ["first", "second"])
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func cancellingOneOfTwoJoinedTasksLeavesTheOtherItsValue() async throws {
+            let store = Self.store()
+            let server = Server()
+            let staying = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
+            try await server.started.wait()
+            let leaving = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
+
+            leaving.cancel()
+            await #expect(throws: CancellationError.self) { try await leaving.value }
+            #expect(!server.cancelled.isOpen)   // the call goes on for the one still waiting
+
+            server.release.open()
+            #expect(try await staying.value == "shared")
+            #expect(server.callCount == 1)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func cancellingTheFirstOfTwoJoinedTasksAlsoLeavesTheOtherItsValue() async throws {
+            let store = Self.store()
+            let server = Server()
+            let leaving = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
+            try await server.started.wait()
+            let staying = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
+
+            leaving.cancel()
+            await #expect(throws: CancellationError.self) { try await leaving.value }
+
+            server.release.open()
+            #expect(try await staying.value == "shared")
+            #expect(!server.cancelled.isOpen)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func cancellingEveryJoinedTaskCancelsTheCallItself() async throws {
+            let store = Self.store()
+            let server = Server()
+            let first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
+            try await server.started.wait()
+            let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
+
+            first.cancel()
+            second.cancel()
+
+            await #expect(throws: CancellationError.self) { try await first.value }
+            await #expect(throws: CancellationError.self) { try await second.value }
+            try await server.cancelled.wait()   // returns only once `run` saw the cancellation
+            #expect(server.callCount == 1)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func aDispatchAfterTheSharedCallWasCancelledStartsAFreshOne() async throws {
+            let store = Self.store()
+            let server = Server()
+            let abandoned = store.dispatch(Fetch(id: 1, answer: "abandoned", server: server))
+            try await server.started.wait()
+            abandoned.cancel()
+            try await server.cancelled.wait()
+
+            let fresh = Server()
+            fresh.release.open()
+            let retried = store.dispatch(Fetch(id: 1, answer: "fresh", server: fresh))
+
+            #expect(try await retried.value == "fresh")
+            #expect(fresh.callCount == 1)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func releasingTheStoreCancelsASharedCallInFlight() async throws {
+            let server = Server()
+            let first: ActionTask<String>, second: ActionTask<String>
+            do {
+                let store = Self.store()
+                first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
+                try await server.started.wait()
+                second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
+            }   // the last reference to the store goes here
+
+            try await server.cancelled.wait()   // the release cancelled the one `run`
+            await #expect(throws: CancellationError.self) { try await first.value }
+            await #expect(throws: CancellationError.self) { try await second.value }
+        }
+    }
+}

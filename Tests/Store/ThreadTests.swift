@@ -1,0 +1,155 @@
+import OresRedux
+import Synchronization
+import Testing
+
+extension CoreStore {
+    /// Semantics 9 under load: any task may dispatch; actions are applied one at a time, none is
+    /// lost, and each subscriber sees states in commit order, never two calls at once.
+    @Suite struct Threads {
+        /// Watches one subscriber: its calls must never overlap and its values must strictly increase.
+        final class OrderWatch: Sendable {
+            let overlap = OverlapDetector()
+            private let last = Atomic<Int>(Int.min)
+            private let disorders = Atomic<Int>(0)
+
+            func see(_ value: Int) {
+                overlap.during {
+                    if last.exchange(value, ordering: .relaxed) >= value {
+                        disorders.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+
+            var disorderCount: Int { disorders.load(ordering: .relaxed) }
+        }
+
+        /// Sums what many watches found.
+        final class Tally: Sendable {
+            let overlaps = Atomic<Int>(0)
+            let disorders = Atomic<Int>(0)
+            let subscriptions = Atomic<Int>(0)
+
+            func add(_ watch: OrderWatch) {
+                overlaps.add(watch.overlap.overlapCount, ordering: .relaxed)
+                disorders.add(watch.disorderCount, ordering: .relaxed)
+                subscriptions.add(1, ordering: .relaxed)
+            }
+        }
+
+        @Test func eightTasksDispatchingConcurrentlyLoseNoActionAndALateSubscriberSeesEveryCommitInOrder() async throws {
+            let tasks = 8
+            let perTask = 10_000
+            let total = tasks * perTask
+            let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
+            let seen = Recorder<Int>()
+            let overlap = OverlapDetector()
+            let lateSubscription = Locked<Subscription?>(nil)
+
+            await withTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for n in 0..<perTask {
+                            store.dispatch(Increment())
+                            if task == 0, n == perTask / 10 {
+                                // Attach while this task (and likely others) still has thousands to go.
+                                let subscription = store.subscribe { state in
+                                    overlap.during { seen.record(state) }
+                                }
+                                lateSubscription.withLock { $0 = subscription }
+                            }
+                        }
+                    }
+                }
+            }
+
+            #expect(store.state == total)
+            let values = seen.values
+            let first = try #require(values.first)
+            #expect(first <= total - (perTask - perTask / 10 - 1), "attached while task 0 still had work left")
+            #expect(values.last == total)
+            let breaks = CoreStore.breaks(in: values)
+            let everyCommitInOrder = breaks.isEmpty
+            #expect(everyCommitInOrder, "not a run of consecutive commits; first breaks: \(breaks.prefix(5))")
+            #expect(overlap.overlapCount == 0, "the subscriber ran concurrently with itself")
+            withExtendedLifetime(lateSubscription) {}
+        }
+
+        @Test func subscribingAndCancellingWhileOtherTasksDispatchBreaksNoSubscriber() async {
+            let dispatchers = 4
+            let perDispatcher = 5_000
+            let total = dispatchers * perDispatcher
+            let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
+            let witnessed = Recorder<Int>()
+            let witness = store.subscribe { witnessed.record($0) }
+            let tally = Tally()
+
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<dispatchers {
+                    group.addTask {
+                        for _ in 0..<perDispatcher { store.dispatch(Increment()) }
+                    }
+                }
+                for churner in 0..<4 {
+                    group.addTask {
+                        // Keep a few alive and end them out of order, so the O(1) removal keeps
+                        // moving subscribers around while commits run on other threads.
+                        var alive: [(Subscription, OrderWatch)] = []
+                        for round in 0..<400 {
+                            let watch = OrderWatch()
+                            alive.append((store.subscribe { watch.see($0) }, watch))
+                            if alive.count > 3 {
+                                let (subscription, ended) = alive.remove(at: (round + churner) % alive.count)
+                                if round % 2 == 0 {
+                                    subscription.cancel()
+                                }   // else: released at the end of this scope
+                                tally.add(ended)
+                            }
+                        }
+                        for (subscription, watch) in alive {
+                            subscription.cancel()
+                            tally.add(watch)
+                        }
+                    }
+                }
+            }
+
+            #expect(store.state == total)
+            #expect(tally.subscriptions.load(ordering: .relaxed) == 4 * 400)
+            #expect(tally.overlaps.load(ordering: .relaxed) == 0)
+            #expect(tally.disorders.load(ordering: .relaxed) == 0)
+            let values = witnessed.values
+            #expect(values.first == 0)
+            #expect(values.last == total)
+            let breaks = CoreStore.breaks(in: values)
+            let everyCommitInOrder = breaks.isEmpty
+            #expect(everyCommitInOrder, "the subscriber that stayed missed or reordered commits: \(breaks.prefix(5))")
+            withExtendedLifetime(witness) {}
+        }
+
+        @Test func readingTheStateFromOtherTasksDuringDispatchesSeesOnlyCommittedValues() async {
+            let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
+            let disorders = Atomic<Int>(0)
+
+            await withTaskGroup(of: Int.self) { group in
+                group.addTask {
+                    for _ in 0..<20_000 { store.dispatch(Increment()) }
+                    return 0
+                }
+                group.addTask {
+                    var last = 0
+                    var outOfOrder = 0
+                    for _ in 0..<20_000 {
+                        let now = store.state
+                        if now < last || now > 20_000 { outOfOrder += 1 }
+                        last = now
+                    }
+                    return outOfOrder
+                }
+                for await outOfOrder in group { disorders.add(outOfOrder, ordering: .relaxed) }
+            }
+
+            #expect(disorders.load(ordering: .relaxed) == 0)
+            #expect(store.state == 20_000)
+        }
+    }
+}
