@@ -30,6 +30,7 @@ enum Attempts {
         while true {
             attempt += 1
             do {
+                try Task.checkCancellation()
                 if let timeout {
                     return (.success(try await withTimeout(timeout, clock: clock, operation)), attempt)
                 }

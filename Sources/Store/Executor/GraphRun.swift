@@ -111,6 +111,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
 
     /// Waits until every node is terminal and every fallback was applied, then reports the run.
     /// Always returns. Cancelling the task that waits does not cancel the run (call ``cancel()``).
+    @discardableResult
     public func wait() async -> GraphReport {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let finished = lock.withLock {
@@ -198,6 +199,8 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     }
 
     private func runAsync(_ node: Int) async {
+        // A run cancelled between this node's release and now must not start its work at all.
+        guard lock.withLock({ machine.nodes[node].status == .running }) else { return }
         let settings = self.settings[node]
         let clock = core.options.clock
         let operation: @Sendable () async throws -> ResponseSlot

@@ -88,15 +88,18 @@ struct RunStateMachine {
 
     // MARK: Events
 
-    /// Releases the nodes with no prerequisites and fails the nodes built with bad input.
+    /// Fails the nodes built with bad input, then releases the nodes with no prerequisites.
+    ///
+    /// Every node with a problem fails with its own error before any skip spreads, so a node below
+    /// another bad node still reports its own problem rather than `.skipped`.
     mutating func start(problems: [Int: GraphError], now: Int64) -> Effects {
         var effects = Effects()
-        for node in 0..<count where nodes[node].status == .waiting {
-            if let problem = problems[node] {
-                fail(node, problem, now: now, &effects)
-            } else if nodes[node].remaining == 0 {
-                release(node, now: now, &effects)
-            }
+        for (node, problem) in problems.sorted(by: { $0.key < $1.key }) {
+            markFailed(node, problem, now: now, &effects)
+        }
+        for node in problems.keys.sorted() { skipDependents(of: node, now: now) }
+        for node in 0..<count where nodes[node].status == .waiting && nodes[node].remaining == 0 {
+            release(node, now: now, &effects)
         }
         checkFinished(&effects)
         return effects
@@ -198,6 +201,11 @@ struct RunStateMachine {
     }
 
     private mutating func fail(_ node: Int, _ error: any Error, now: Int64, _ effects: inout Effects) {
+        markFailed(node, error, now: now, &effects)
+        skipDependents(of: node, now: now)
+    }
+
+    private mutating func markFailed(_ node: Int, _ error: any Error, now: Int64, _ effects: inout Effects) {
         markTerminal(node, .failed, now: now)
         errors[node] = error
         if nodesWithFallback.contains(node), !isCancelled {
@@ -208,7 +216,11 @@ struct RunStateMachine {
                 effects.scheduleSync = true
             }
         }
-        // Every node downstream is still waiting (none can have all prerequisites succeeded).
+    }
+
+    /// Marks everything downstream of `node` that is still waiting `.skipped`: none of it can have had
+    /// all its prerequisites succeed.
+    private mutating func skipDependents(of node: Int, now: Int64) {
         var stack = [node]
         while let failed = stack.popLast() {
             for dependent in dependentRange(of: failed) {

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import Testing
+import OresRedux
+
+extension GraphStories {
+    /// Semantics 9: graphs may be dispatched from any thread or task at once.
+    @Suite("Threads")
+    struct Threads {
+        @Test("200 graphs dispatched at once from 200 tasks into one store: every run finishes, the total is exact")
+        func manyGraphsFromManyTasks() async {
+            let probe = Probe()
+            let store = makeStore(probe: probe)
+            let clients = 200
+
+            let reports = await withTaskGroup(of: GraphReport.self) { group in
+                for client in 0..<clients {
+                    group.addTask {
+                        var graph = Graph()
+                        let opened = graph.send(Add(1))
+                        let fetched = graph.run(call("Fetch\(client)", probe, answering: client), after: opened)
+                        graph.send(after: fetched) { value in Add(value) }
+                        let broken = graph.run(failing("Broken\(client)", probe, as: Int.self), after: opened)
+                        graph.send(after: broken) { value in Add(value + 1_000_000) }
+                        graph.setFallback(for: broken) { _ in Add(10) }
+                        return await store.dispatch(graph).wait()
+                    }
+                    // Direct dispatches from other tasks at the same time.
+                    group.addTask {
+                        store.dispatch(Add(100))
+                        return await store.dispatch(Graph()).wait()
+                    }
+                }
+                var reports: [GraphReport] = []
+                for await report in group { reports.append(report) }
+                return reports
+            }
+
+            let graphReports = reports.filter { !$0.isEmpty }
+            #expect(graphReports.count == clients)
+            for report in graphReports {
+                #expect(report.map(\.outcome) == [.succeeded, .succeeded, .succeeded, .failed, .skipped])
+            }
+            let expected = clients * (1 + 10 + 100) + (0..<clients).reduce(0, +)
+            #expect(store.state.total == expected)
+            #expect(store.state.applied.count == clients * 4)
+            for client in 0..<clients {
+                #expect(probe.count("start Fetch\(client)") == 1)
+                #expect(probe.count("start Broken\(client)") == 1)
+            }
+        }
+
+        @Test("graphs dispatched from plain threads at once all finish, each node applied once")
+        func graphsFromThreads() async {
+            let probe = Probe()
+            let store = makeStore(probe: probe)
+            let runs = Box<[GraphRun<AppState>]>([])
+            let lock = NSLock()
+            DispatchQueue.concurrentPerform(iterations: 64) { _ in
+                var graph = Graph()
+                var previous = graph.send(Add(1))
+                for _ in 0..<20 {
+                    let fetched = graph.run(call("Fetch", probe, answering: 1), after: previous)
+                    previous = graph.send(after: fetched) { value in Add(value) }
+                }
+                let run = store.dispatch(graph)
+                lock.lock()
+                runs.value!.append(run)
+                lock.unlock()
+            }
+            for run in runs.value! {
+                let report = await run.wait()
+                #expect(report.count(of: .succeeded) == 41)
+            }
+            #expect(store.state.total == 64 * 21)
+            #expect(probe.count("start Fetch") == 64 * 20)
+            #expect(probe.count("mw Add(1)") == 64 * 21)
+        }
+    }
+
+    /// Every walk over the graph is a loop: huge graphs build, run and are released without recursion.
+    @Suite("Size")
+    struct Size {
+        static let largeEnabled = ProcessInfo.processInfo.environment["ORESREDUX_LARGE"] == "1"
+
+        static func chain(_ length: Int) -> Graph {
+            var graph = Graph()
+            var previous = graph.send(Add(1))
+            for _ in 1..<length { previous = graph.send(Add(1), after: previous) }
+            return graph
+        }
+
+        @Test("a 100,000-node sync chain is built, run and released")
+        func hundredThousandNodeChain() async {
+            let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
+            var run: GraphRun<AppState>? = store.dispatch(Self.chain(100_000))
+            let report = await run!.wait()
+            #expect(report.count(of: .succeeded) == 100_000)
+            #expect(report[99_999].prerequisites == [99_998])
+            #expect(store.state.total == 100_000)
+            run = nil
+        }
+
+        @Test("a failure at the head of a 100,000-node chain skips the rest; cancelling another cancels the rest")
+        func hundredThousandNodeChainFailsAndCancels() async {
+            let probe = Probe()
+            let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
+
+            var failing = Graph()
+            var previous: any GraphNode = failing.run(GraphStories.failing("Head", probe))
+            for _ in 1..<100_000 { previous = failing.send(Add(1), after: previous) }
+            let failed = await store.dispatch(failing).wait()
+            #expect(failed.count(of: .skipped) == 99_999)
+
+            var gated = Graph()
+            previous = gated.run(call("Head", probe, answering: 0, gate: Latch()))
+            for _ in 1..<100_000 { previous = gated.send(Add(1), after: previous) }
+            let run = store.dispatch(gated)
+            run.cancel()
+            let cancelled = await run.wait()
+            #expect(cancelled.count(of: .cancelled) == 100_000)
+            #expect(store.state.total == 0)
+        }
+
+        @Test("a 1,000,000-node sync chain is built, run and released (ORESREDUX_LARGE=1)",
+              .enabled(if: Size.largeEnabled, "set ORESREDUX_LARGE=1 to run"))
+        func millionNodeChain() async {
+            let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
+            var graph: Graph? = Self.chain(1_000_000)
+            var run: GraphRun<AppState>? = store.dispatch(graph!)
+            let report = await run!.wait()
+            #expect(report.count(of: .succeeded) == 1_000_000)
+            #expect(store.state.total == 1_000_000)
+            run = nil
+            graph = nil
+        }
+    }
+}
