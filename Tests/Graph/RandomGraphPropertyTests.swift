@@ -17,11 +17,11 @@ extension GraphStories {
     struct RandomGraphs {
         static let timeout = Duration.seconds(10)
 
-        @Test("300 random graphs: every node terminal, none run twice, none early, outcomes as the model says")
+        @Test("1000 random graphs: every node terminal, none run twice, none early, outcomes as the model says")
         func randomGraphsKeepTheSemantics() async throws {
             let environment = ProcessInfo.processInfo.environment
             let baseSeed = environment["ORESREDUX_GRAPH_SEED"].flatMap { UInt64($0) } ?? 0x5EED_0F_0E5_2ED0
-            let graphs = environment["ORESREDUX_GRAPH_COUNT"].flatMap { Int($0) } ?? 300
+            let graphs = environment["ORESREDUX_GRAPH_COUNT"].flatMap { Int($0) } ?? 1000
             var cancelledRuns = 0
             for number in 0..<graphs {
                 let seed = baseSeed &+ UInt64(number)
