@@ -1,0 +1,107 @@
+import Foundation
+import OresRedux
+
+/// Peak resident memory (VmHWM) of this process, in bytes.
+func peakResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let digits = line.dropFirst("VmHWM:".count).filter(\.isNumber)
+        return (Int(String(digits)) ?? -1) * 1024
+    }
+    return -1
+}
+
+/// What a child process measures: `--memory-probe <chain|wide|layered> <nodes> <sync|async|tasks>`.
+///
+/// The shape (the input adjacency) is made before the first reading, so only what the store (or the
+/// Task-per-node baseline) allocates counts. Prints one line: `MEMORY <before> <after build> <after wait>`.
+func memoryProbe(_ arguments: [String]) async -> Int32 {
+    guard arguments.count == 3, let kind = Shape.Kind(rawValue: arguments[0]), let size = Int(arguments[1]),
+          ["sync", "async", "tasks"].contains(arguments[2]) else {
+        print("usage: --memory-probe <chain|wide|layered> <nodes> <sync|async|tasks>")
+        return 2
+    }
+    let shape = Shape(kind, count: size)
+    let store = Store(initialState: BenchState(), reducer: makeReducer())
+    let before = peakResidentBytes()
+    var afterBuild = before
+    switch arguments[2] {
+    case "tasks":
+        let total = await taskPerNode(shape)
+        precondition(total == size)
+    default:
+        let graph = arguments[2] == "async" ? buildAsyncGraph(shape) : buildSyncGraph(shape)
+        afterBuild = peakResidentBytes()
+        let run = store.dispatch(graph)
+        let report = await run.wait()
+        precondition(report.count(of: .succeeded) == size)
+    }
+    let afterRun = peakResidentBytes()
+    print("MEMORY \(before) \(afterBuild) \(afterRun)")
+    flush()
+    return 0
+}
+
+/// Runs one probe in a fresh child process (this same binary, re-executed).
+func runMemoryProbe(kind: Shape.Kind, size: Int, mode: String) -> (before: Int, build: Int, peak: Int)? {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0]
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = ["--memory-probe", kind.rawValue, "\(size)", mode]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do {
+        try process.run()
+    } catch {
+        print("memory probe failed to start: \(error)")
+        return nil
+    }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0,
+          let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first(where: { $0.hasPrefix("MEMORY ") })
+    else {
+        print("memory probe \(kind.rawValue) \(size) \(mode) failed (status \(process.terminationStatus))")
+        return nil
+    }
+    let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
+    guard fields.count == 3 else { return nil }
+    return (fields[0], fields[1], fields[2])
+}
+
+func benchMemory(_ report: Report, quick: Bool) {
+    print("")
+    print("== Peak resident memory, each in a fresh child process (bytes per node) " + String(repeating: "=", count: 25))
+    print(pad("scenario", 40) + lpad("size", 9) + lpad("build", 11) + lpad("peak", 11) + "  (delta VmHWM / nodes)")
+    flush()
+    let sizes = quick ? [100_000] : [100_000, 1_000_000]
+    let modes = quick ? ["sync"] : ["tasks", "sync", "async"]
+    var worst: (name: String, bytes: Double)?
+    for mode in modes {
+        for kind in Shape.Kind.allCases {
+            for size in sizes {
+                let name = mode == "tasks" ? "Task per node (baseline) \(kind.rawValue)" : "\(mode) \(kind.rawValue)"
+                guard let probe = runMemoryProbe(kind: kind, size: size, mode: mode) else { continue }
+                let build = Double(probe.build - probe.before) / Double(size)
+                let peak = Double(probe.peak - probe.before) / Double(size)
+                report.memory.append(MemoryRecord(scenario: name, size: size, bytesPerNodeBuild: build,
+                                                  bytesPerNodePeak: peak, peakDeltaBytes: probe.peak - probe.before))
+                var line = pad(name, 40) + lpad(formatCount(size), 9)
+                    + lpad(mode == "tasks" ? "-" : String(format: "%.0f", build), 11) + lpad(String(format: "%.0f", peak), 11)
+                if mode != "tasks", let tasks = report.memory.first(where: {
+                    $0.scenario == "Task per node (baseline) \(kind.rawValue)" && $0.size == size
+                }) {
+                    line += String(format: "  vs Task per node %.0f", tasks.bytesPerNodePeak)
+                }
+                print(line)
+                flush()
+                if mode != "tasks", size == sizes.last!, peak > worst?.bytes ?? -1 { worst = (name, peak) }
+            }
+        }
+    }
+    if let worst {
+        report.check("<= 300 B per finished node (\(formatCount(sizes.last!)), worst shape)",
+                     String(format: "%.0f B/node", worst.bytes) + " (\(worst.name))", worst.bytes <= 300)
+    }
+}
