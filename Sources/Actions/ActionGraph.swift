@@ -76,7 +76,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// ```swift
     /// graph.send(after: user, posts) { user, posts in SetHome(user: user, posts: posts) }
     /// ```
-    /// - Parameter make: receives the prerequisites' responses, in order and typed; called once.
+    /// - Parameters:
+    ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first.
+    ///   - make: receives the prerequisites' responses, in order and typed; called once.
     @discardableResult
     public mutating func send<each R, A: Action>(after prerequisites: repeat Node<each R>,
                                                  make: @escaping @Sendable (repeat each R) -> A) -> Node<Void> {
@@ -110,8 +112,10 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// ```swift
     /// let profile = graph.run(after: token) { token in FetchProfile(token: token) }
     /// ```
-    /// - Parameter make: receives the prerequisites' responses, in order and typed; called once, even
-    ///   when the node is retried (every attempt runs the same action).
+    /// - Parameters:
+    ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first.
+    ///   - make: receives the prerequisites' responses, in order and typed; called once, even
+    ///     when the node is retried (every attempt runs the same action).
     @discardableResult
     public mutating func run<each R, A: AsyncAction>(after prerequisites: repeat Node<each R>,
                                                      make: @escaping @Sendable (repeat each R) -> A)

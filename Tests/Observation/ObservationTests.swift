@@ -59,6 +59,22 @@ struct ObservationTests {
         #expect(unread.value == 1)
     }
 
+    @Test("A reader of a selected Equatable part is not invalidated when another part changes")
+    @MainActor
+    func unchangedSelectedPartInvalidatesNobody() async {
+        let store = Store(initialState: Screen(), reducer: Self.reducer)
+        let title = ObservedStore(store, select: { $0.title })
+        let everything = ObservedStore(store)
+        let fired = Fired()
+        withObservationTracking { _ = title.value } onChange: { fired.fire() }
+        store.dispatch(Receive())
+        await everything.waitUntil { $0.unread == 1 }   // delivered after `title`'s update, in order
+        #expect(fired.value == 0)
+        store.dispatch(Rename(title: "Inbox"))
+        await title.waitUntil { $0 == "Inbox" }
+        #expect(fired.value == 1)
+    }
+
     @Test("Releasing the mirror ends its subscription")
     @MainActor
     func releasingTheMirrorEndsItsSubscription() async {

@@ -23,17 +23,37 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, 
     public let store: Store<State>
 
     private let registrar = ObservationRegistrar()
+    /// Compares whole values where `Value` is `Equatable`, so unchanged updates invalidate nobody.
+    private let isEqual: (@Sendable (Value, Value) -> Bool)?
     private let mirrored: LockedValue<Mirrored<Value>>
     private let subscription: LockedValue<Subscription?>
 
     /// Mirrors the whole state of `store`.
     public convenience init(_ store: Store<State>) where Value == State {
-        self.init(store, select: { $0 })
+        self.init(store, select: { $0 }, isEqual: nil)
+    }
+
+    /// Mirrors the whole state of `store`; a reader of ``value`` is invalidated only when it changes.
+    public convenience init(_ store: Store<State>) where Value == State, State: Equatable {
+        self.init(store, select: { $0 }, isEqual: { $0 == $1 })
     }
 
     /// Mirrors the part of `store`'s state that `select` picks.
-    public init(_ store: Store<State>, select: @escaping @Sendable (State) -> Value) {
+    public convenience init(_ store: Store<State>, select: @escaping @Sendable (State) -> Value) {
+        self.init(store, select: select, isEqual: nil)
+    }
+
+    /// Mirrors the part of `store`'s state that `select` picks; a reader of ``value`` is invalidated
+    /// only when that part changes (`!=`).
+    public convenience init(_ store: Store<State>, select: @escaping @Sendable (State) -> Value)
+    where Value: Equatable {
+        self.init(store, select: select, isEqual: { $0 == $1 })
+    }
+
+    private init(_ store: Store<State>, select: @escaping @Sendable (State) -> Value,
+                 isEqual: (@Sendable (Value, Value) -> Bool)?) {
         self.store = store
+        self.isEqual = isEqual
         self.mirrored = LockedValue(Mirrored(value: select(store.state)))
         self.subscription = LockedValue(nil)
         let subscription = store.subscribeOnMainActor { [weak self] state in
@@ -46,7 +66,8 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, 
         subscription.withLock { $0?.cancel() }
     }
 
-    /// The whole mirrored value. A reader of it is invalidated by every update the store delivers.
+    /// The whole mirrored value. A reader of it is invalidated when it changes (every update the store
+    /// delivers, where `Value` is not `Equatable`).
     public var value: Value {
         registrar.access(self, keyPath: \.value)
         return mirrored.withLock { $0.value }
@@ -108,6 +129,7 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, 
     @MainActor
     private func apply(_ newValue: Value) {
         let (old, tracked) = mirrored.withLock { ($0.value, Array($0.tracked.values)) }
+        if let isEqual, isEqual(old, newValue) { return }
         let changed = tracked.filter { $0.changed(old, newValue) }
         registrar.willSet(self, keyPath: \.value)
         for member in changed { member.willSet(self) }

@@ -25,8 +25,8 @@
 /// Failures are thrown as ``TestStoreFailure``, whose message names the place in the test and shows a
 /// field-by-field ``StateDiff``, so the same test runs under Swift Testing and XCTest.
 ///
-/// **Exhaustive by default**: every action that reaches the reducer must be asserted with ``send(_:_:fileID:line:)``
-/// or ``receive(_:_:fileID:line:)``, in order, and ``finish()`` fails if any was not. Set ``exhaustivity``
+/// **Exhaustive by default**: every action that reaches the reducer must be asserted with `send`
+/// or `receive`, in order, and `finish` fails if any was not. Set ``exhaustivity``
 /// to `.off` for large features: `receive` then skips actions until it finds the one asked for.
 public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// The real store under test.
@@ -134,8 +134,12 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Dispatches a sync action and asserts the state change it made.
     ///
-    /// - Parameter update: the expected change, written as a mutation of the state before the action;
-    ///   omit it when the action must not change the state.
+    /// - Parameters:
+    ///   - action: the action to dispatch.
+    ///   - update: the expected change, written as a mutation of the state before the action;
+    ///     omit it when the action must not change the state.
+    ///   - fileID: where the assertion is, for the failure message (filled in for you).
+    ///   - line: where the assertion is, for the failure message (filled in for you).
     /// - Throws: ``TestStoreFailure`` if received actions were left unasserted (exhaustive mode), if the
     ///   action did not reach the reducer, or if the state differs from the expected one.
     public func send(_ action: some Action, _ update: ((inout State) -> Void)? = nil,
@@ -164,7 +168,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// In exhaustive mode the next unasserted action must be an `A`; otherwise earlier actions of
     /// other types are skipped. Waiting ends with a failure, never a hang, once every run and task
     /// started through this test store has finished without producing it.
-    /// - Parameter update: the expected change, as a mutation of the state before the action.
+    /// - Parameters:
+    ///   - type: the action type expected next.
+    ///   - update: the expected change, as a mutation of the state before the action.
+    ///   - fileID: where the assertion is, for the failure message (filled in for you).
+    ///   - line: where the assertion is, for the failure message (filled in for you).
     /// - Returns: the action, to check its fields.
     @discardableResult
     public func receive<A: Action>(_ type: A.Type, _ update: ((inout State) -> Void)? = nil,
