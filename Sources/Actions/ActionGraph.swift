@@ -36,6 +36,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Copies made before a mutation share `identity`; the first copy to mutate afterwards takes a
     /// new lineage, so a node added to one copy is never taken for a node of the other.
     private var identity = GraphIdentity()
+    /// `Node<R>` types seen as `any GraphNode` prerequisites (see `identity(of:)`).
+    private var nodeTypes: [ObjectIdentifier] = []
     private var lineage: [(id: UInt64, end: Int)] = [(GraphIdentifiers.next(), Int.max)]
 
     /// Creates an empty graph.
@@ -212,18 +214,31 @@ public struct ActionGraph<State: Sendable>: Sendable {
     private mutating func addNode<R>(_ body: NodeBody, erasedPrerequisites: [any GraphNode]) -> Node<R> {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
-            // Most prerequisites are sync nodes: a cast to the concrete type is several times cheaper
-            // than the protocol-conformance lookup below (measured with callgrind).
-            if let node = prerequisite as? Node<Void> {
-                addPrerequisite(graph: node.graph, index: node.index, to: index)
-            } else if let reference = prerequisite as? any NodeReference {
-                addPrerequisite(graph: reference.graph, index: reference.index, to: index)
-            } else {
-                // Not a node of any graph: an outside type conforming to GraphNode.
-                addPrerequisite(graph: 0, index: -1, to: index)
-            }
+            let (graph, node) = identity(of: prerequisite)
+            addPrerequisite(graph: graph, index: node, to: index)
         }
         return endNode(body)
+    }
+
+    /// A prerequisite's graph and index, read through `any GraphNode`.
+    ///
+    /// The protocol-conformance lookup that recognises a `Node<R>` costs ~500 instructions, so the
+    /// graph remembers the few `Node<R>` types it has seen and reads their fields directly after that.
+    private mutating func identity(of prerequisite: any GraphNode) -> (graph: UInt64, index: Int) {
+        let type = ObjectIdentifier(Swift.type(of: prerequisite))
+        if nodeTypes.contains(type) { return Self.fields(of: prerequisite) }
+        guard let reference = prerequisite as? any NodeReference else {
+            return (0, -1)     // not a node of any graph: an outside type conforming to GraphNode
+        }
+        nodeTypes.append(type)
+        return (reference.graph, reference.index)
+    }
+
+    /// Reads a value known to be a `Node<R>`: every `Node<R>` has `Node<Void>`'s layout, as `R`
+    /// appears in no stored property.
+    private static func fields<N: GraphNode>(of node: N) -> (graph: UInt64, index: Int) {
+        let node = unsafeBitCast(node, to: Node<Void>.self)
+        return (node.graph, node.index)
     }
 
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.

@@ -40,6 +40,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     private var nextWorkID: UInt64 = 0                                        // registryLock
     private var inFlight: [UInt64: @Sendable () -> Void] = [:]               // registryLock: cancels
     private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]      // registryLock
+    let keyedTypes = LockedValue<[ObjectIdentifier: Bool]>([:])
 
     init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>], options: StoreOptions) {
         self.state = initialState

@@ -26,7 +26,8 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     private let lock = Lock()
     @exclusivity(unchecked) private var machine: RunStateMachine
     private let responses: UnsafeMutablePointer<ResponseSlot>
-    @exclusivity(unchecked) private var tasks: [Int: Task<Void, Never>] = [:]
+    /// The task of each async node in flight, by node; empty until the first async node starts.
+    @exclusivity(unchecked) private var tasks: [Task<Void, Never>?] = []
     @exclusivity(unchecked) private var nodeWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
     @exclusivity(unchecked) private var finishWaiters: [CheckedContinuation<Void, Never>] = []
     @exclusivity(unchecked) private var registration: UInt64?
@@ -74,7 +75,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         let (effects, inFlight, waiters) = lock.withLock {
             let effects = machine.cancel(now: now())
             defer { tasks.removeAll() }
-            return (effects, Array(tasks.values), takeTerminalWaiters())
+            return (effects, tasks.compactMap { $0 }, takeTerminalWaiters())
         }
         for task in inFlight { task.cancel() }
         for waiter in waiters { waiter.resume() }
@@ -192,7 +193,10 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     private func startAsync(_ node: Int) {
         let task = Task { await self.runAsync(node) }
         let cancelNow = lock.withLock {
-            if machine.nodes[node].status == .running { tasks[node] = task }
+            if machine.nodes[node].status == .running {
+                if tasks.isEmpty { tasks = Array(repeating: nil, count: bodies.count) }
+                tasks[node] = task
+            }
             return machine.isCancelled
         }
         if cancelNow { task.cancel() }
@@ -218,8 +222,15 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
-        let (result, attempts) = await Attempts.run(operation, timeout: settings?.timeout,
+        let result: Result<ResponseSlot, any Error>
+        var attempts = 1
+        if settings?.timeout == nil, settings?.retry == nil {
+            // The common case, one plain attempt: no extra async frames between the task and `run`.
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+        } else {
+            (result, attempts) = await Attempts.run(operation, timeout: settings?.timeout,
                                                     retry: settings?.retry ?? .never, clock: clock)
+        }
         let (effects, waiters) = lock.withLock {
             var error: (any Error)?
             switch result {
@@ -228,7 +239,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
             case .failure(let failure):
                 error = failure
             }
-            tasks[node] = nil
+            if node < tasks.count { tasks[node] = nil }
             let effects = machine.asyncFinished(node, error: error, attempts: attempts, now: now())
             return (effects, takeTerminalWaiters())
         }
@@ -239,7 +250,8 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     // MARK: Effects
 
     private func perform(_ effects: RunStateMachine.Effects) {
-        for node in effects.startAsync { startAsync(node) }
+        if effects.firstAsync >= 0 { startAsync(effects.firstAsync) }
+        for node in effects.moreAsync { startAsync(node) }
         if effects.scheduleSync { core.schedule(self) }
         if effects.finished {
             let (waiters, id) = lock.withLock {

@@ -19,8 +19,10 @@ struct RunStateMachine {
 
     /// What the shell must do after an event.
     struct Effects {
-        /// Async nodes that just started: spawn a task for each.
-        var startAsync: [Int] = []
+        /// Async nodes that just started: spawn a task for each. The first is kept inline, so the
+        /// usual single release allocates no array.
+        var firstAsync = -1
+        var moreAsync: [Int] = []
         /// Sync work became ready while none was: hand the run to the store's pipeline.
         var scheduleSync = false
         /// Every node is terminal and every fallback applied: resume `wait()`.
@@ -186,7 +188,7 @@ struct RunStateMachine {
         } else {
             nodes[node].status = .running
             nodes[node].start = now
-            effects.startAsync.append(node)
+            if effects.firstAsync < 0 { effects.firstAsync = node } else { effects.moreAsync.append(node) }
         }
     }
 
