@@ -16,9 +16,9 @@ import Darwin
 /// The lock is `~Copyable`: exactly one owner destroys it, and it never moves after `init`
 /// because the mutex itself lives on the heap.
 @usableFromInline
+// Why this is safe to share: the only stored property points at a pthread mutex, whose whole purpose is to be
+// used from several threads at once; it is created in init and destroyed only in deinit.
 struct Lock: ~Copyable, @unchecked Sendable {
-    // @unchecked: the only stored property points at a pthread mutex, whose whole purpose is to be
-    // used from several threads at once; it is created in init and destroyed only in deinit.
     @usableFromInline
     let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -60,8 +60,8 @@ struct Lock: ~Copyable, @unchecked Sendable {
 }
 
 /// A value reachable only through a lock: the thin shell for small pieces of shared state.
+// Why this is safe to share: `value` is read and written only inside `withLock`, under `lock`.
 final class LockedValue<Value>: @unchecked Sendable {
-    // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
     private let lock = Lock()
     private var value: Value
 

@@ -3,8 +3,8 @@
 /// Each dispatch that joins holds a ticket. The call is cancelled when every ticket has withdrawn;
 /// a withdrawn ticket's waiters get `CancellationError` at once, while the others keep waiting.
 @usableFromInline
+// Why this is safe to share: every `var` is read and written only under `lock`.
 final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable {
-    // @unchecked: every `var` is read and written only under `lock`.
     private let lock = Lock()
     private var result: Result<Response, any Error>?
     private var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Response, any Error>)] = []

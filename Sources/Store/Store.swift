@@ -131,9 +131,9 @@ public final class Store<State: Sendable>: Sendable {
 /// A `select` subscriber's last value. Touched only from that subscriber's calls, which the store makes
 /// one at a time under its pipeline lock.
 @usableFromInline
+// Why this is safe to share: see above; never read or written by two threads at once. For the same reason the
+// dynamic exclusivity check is off: it doubled the cost of an unchanged select.
 final class SelectedValue<Value: Equatable>: @unchecked Sendable {
-    // @unchecked: see above; never read or written by two threads at once. For the same reason the
-    // dynamic exclusivity check is off: it doubled the cost of an unchanged select.
     @usableFromInline @exclusivity(unchecked) var last: Value?
 
     @usableFromInline

@@ -14,10 +14,10 @@ import Synchronization
 /// Work in flight (tasks, runs, shared calls) is tracked under `registryLock` so that releasing the
 /// ``Store`` can cancel it.
 @usableFromInline
+// Why this is safe to share: every `var` below is guarded by the lock named beside it; `let`s are immutable or
+// themselves thread-safe. `@exclusivity(unchecked)`: those locks already serialize every access,
+// and the dynamic exclusivity check cost ~400 instructions per dispatch (measured with callgrind).
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-    // @unchecked: every `var` below is guarded by the lock named beside it; `let`s are immutable or
-    // themselves thread-safe. `@exclusivity(unchecked)`: those locks already serialize every access,
-    // and the dynamic exclusivity check cost ~400 instructions per dispatch (measured with callgrind).
 
     @usableFromInline let pipelineLock = Lock(recursive: true)
     @usableFromInline let stateLock = Lock(recursive: true)
@@ -294,9 +294,9 @@ protocol CancellableWork: AnyObject, Sendable {
 }
 
 /// "The same call": the action type and its key.
+// Why this is safe to share: `key` wraps a `KeyedAsyncAction.Key`, which is required to be `Sendable`;
+// `AnyHashable` itself is not marked so.
 struct SharedCallKey: Hashable, @unchecked Sendable {
-    // @unchecked: `key` wraps a `KeyedAsyncAction.Key`, which is required to be `Sendable`;
-    // `AnyHashable` itself is not marked so.
     let actionType: ObjectIdentifier
     let key: AnyHashable
 }

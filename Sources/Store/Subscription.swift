@@ -35,10 +35,10 @@ public final class Subscription: Sendable {
 
 /// One observer in a store's subscriber list.
 @usableFromInline
+// Why this is safe to share: `receive` and the state it captures (a `select` subscriber's last value) are used
+// only while the store's pipeline lock is held, so never by two threads at once; `index` is read
+// and written only under the store's state lock; `active` and `onStoreClosed` are immutable or atomic.
 final class SubscriberBox<State>: @unchecked Sendable {
-    // @unchecked: `receive` and the state it captures (a `select` subscriber's last value) are used
-    // only while the store's pipeline lock is held, so never by two threads at once; `index` is read
-    // and written only under the store's state lock; `active` and `onStoreClosed` are immutable or atomic.
     @usableFromInline let receive: (State) -> Void
     @usableFromInline let active = Atomic<Bool>(true)
     @usableFromInline var index = -1

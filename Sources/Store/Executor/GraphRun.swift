@@ -12,8 +12,10 @@ import Darwin
 /// skipped or cancelled) and every fallback was applied. It always ends: a failure skips what
 /// depended on it, and ``cancel()`` ends every node that has not finished at once. Dropping the run
 /// does not stop it.
+///
+/// Thread-safe: every method may be called from any thread or task.
 public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable {
-    // @unchecked: `machine`, `tasks`, `nodeWaiters`, `finishWaiters` and `registration` are read and
+    // Why this is safe to share: `machine`, `tasks`, `nodeWaiters`, `finishWaiters` and `registration` are read and
     // written only under `lock` (hence also `@exclusivity(unchecked)`: the lock already serializes
     // them); `responses` slots are each written once under `lock` before their node is marked
     // succeeded, and read only after (see `NodeInputs`); everything else is immutable.
