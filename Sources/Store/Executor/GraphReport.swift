@@ -38,7 +38,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         }
     }
 
-    let graph: ActionGraph<AnySendableState>.Erased
+    let graph: GraphShape
     let nodes: [RunStateMachine.NodeState]
     let errors: [Int: any Error]
     let retriedAttempts: [Int: Int]
@@ -46,7 +46,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
 
     init<State>(graph: ActionGraph<State>, nodes: [RunStateMachine.NodeState],
                 errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Int64?) {
-        self.graph = ActionGraph<AnySendableState>.Erased(graph)
+        self.graph = GraphShape(graph)
         self.nodes = nodes
         self.errors = errors
         self.retriedAttempts = retriedAttempts
@@ -157,20 +157,15 @@ extension String {
     }
 }
 
-/// Stands in for a graph's state type where only the graph's shape is needed.
-enum AnySendableState: Sendable {}
+/// A graph's shape and names without its state type: what a report keeps of the graph.
+struct GraphShape: Sendable {
+    let label: @Sendable (Int) -> String
+    let kind: @Sendable (Int) -> NodeKind
+    let prerequisites: @Sendable (Int) -> [Int]
 
-extension ActionGraph where State == AnySendableState {
-    /// A graph's shape and names, without its state type: what a report keeps.
-    struct Erased: Sendable {
-        let label: @Sendable (Int) -> String
-        let kind: @Sendable (Int) -> NodeKind
-        let prerequisites: @Sendable (Int) -> [Int]
-
-        init<S>(_ graph: ActionGraph<S>) {
-            label = { graph.label(of: $0) }
-            kind = { graph.bodies[$0].kind }
-            prerequisites = { graph.prerequisites(of: $0).map(Int.init) }
-        }
+    init<State>(_ graph: ActionGraph<State>) {
+        label = { graph.label(of: $0) }
+        kind = { graph.bodies[$0].kind }
+        prerequisites = { graph.prerequisites(of: $0).map(Int.init) }
     }
 }
