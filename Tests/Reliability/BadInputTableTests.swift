@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 import OresRedux
 
@@ -74,9 +73,9 @@ struct BadInputTable {
 
         Case(name: "a subscriber that dispatches: allowed, applied after the current action", observe: {
             let counter = store()
-            let seen = LockedLog()
+            let seen = CoreStore.Recorder<Int>()
             let subscription = counter.subscribe { state in
-                seen.append(state.value)
+                seen.record(state.value)
                 if state.value == 1 { counter.dispatch(Add(amount: 10)) }
             }
             counter.dispatch(Add())
@@ -85,14 +84,14 @@ struct BadInputTable {
         }, expected: "[0, 1, 11] 11"),
 
         Case(name: "a sync dispatch after the store is gone", observe: {
-            let diagnostics = LockedLog()
+            let diagnostics = CoreStore.Recorder<String>()
             let context = contextOfReleasedStore(diagnostics)
             context.dispatch(Add())
-            return diagnostics.lines.joined()
+            return diagnostics.values.joined()
         }, expected: "Add was dispatched after its store was released; it was dropped."),
 
         Case(name: "an async dispatch after the store is gone", observe: {
-            let context = contextOfReleasedStore(LockedLog())
+            let context = contextOfReleasedStore(CoreStore.Recorder<String>())
             do {
                 _ = try await context.dispatch(Fetch(answer: 1)).value
                 return "no error"
@@ -102,7 +101,7 @@ struct BadInputTable {
         }, expected: "the store was released before this work could run"),
 
         Case(name: "a graph dispatched after the store is gone", observe: {
-            let context = contextOfReleasedStore(LockedLog())
+            let context = contextOfReleasedStore(CoreStore.Recorder<String>())
             var graph = ActionGraph<Counter>()
             graph.send(Add())
             graph.run(Fetch(answer: 1))
@@ -117,36 +116,17 @@ struct BadInputTable {
     }
 
     /// A context whose store has been released; diagnostics go to `log`.
-    static func contextOfReleasedStore(_ log: LockedLog) -> ActionContext<Counter> {
-        let kept = LockedContext()
+    static func contextOfReleasedStore(_ log: CoreStore.Recorder<String>) -> ActionContext<Counter> {
+        let kept = CoreStore.Locked<ActionContext<Counter>?>(nil)
         let keep = Middleware<Counter> { action, context, next in
-            kept.context = context
+            kept.withLock { $0 = context }
             next(action)
         }
         do {
             let store = Store(initialState: Counter(), reducer: Reliability.reducer, middleware: [keep],
-                              options: StoreOptions(onDiagnostic: { log.append($0.message) }))
+                              options: StoreOptions(onDiagnostic: { log.record($0.message) }))
             store.dispatch(Add())
         }
-        return kept.context!
-    }
-}
-
-final class LockedLog: @unchecked Sendable {
-    // @unchecked: `items` is only touched under `lock`.
-    private let lock = NSLock()
-    private var items: [String] = []
-    func append(_ item: some CustomStringConvertible) { lock.withLock { items.append(item.description) } }
-    var lines: [String] { lock.withLock { items } }
-    var values: [Int] { lines.compactMap(Int.init) }
-}
-
-final class LockedContext: @unchecked Sendable {
-    // @unchecked: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: ActionContext<Reliability.Counter>?
-    var context: ActionContext<Reliability.Counter>? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        return kept.current!
     }
 }
