@@ -21,40 +21,29 @@
 /// A graph is a value: build it once and dispatch it as often as needed; each dispatch is a new
 /// ``GraphRun``. Copies share the nodes added before the copy was made.
 public struct ActionGraph<State: Sendable>: Sendable {
-    /// What each node does, by index.
-    var bodies: [NodeBody] = []
-    /// Compressed prerequisite lists: node `i`'s are `prerequisites[prerequisiteEnds[i - 1] ..< prerequisiteEnds[i]]`.
-    var prerequisiteEnds: [Int32] = []
-    var prerequisites: [Int32] = []
-    /// Timeouts, retries, fallbacks and labels, for the few nodes that have them.
-    var settings: [Int: NodeSettings] = [:]
-    /// Nodes that cannot run because they were given bad input, and why.
-    var nodeProblems: [Int: GraphError] = [:]
-    /// Every bad input seen while building, in order.
-    public private(set) var problems: [GraphError] = []
+    /// Everything the graph holds. Not generic: building and running a graph reads and writes it
+    /// without this type's generic metadata (a lookup of several hundred instructions in
+    /// unspecialised code).
+    var storage = GraphStorage()
 
-    /// Copies made before a mutation share `identity`; the first copy to mutate afterwards takes a
-    /// new lineage, so a node added to one copy is never taken for a node of the other.
-    private var identity = GraphIdentity()
-    /// `Node<R>` types seen as `any GraphNode` prerequisites (see `identity(of:)`).
-    private var nodeTypes: [ObjectIdentifier] = []
-    private var lineage: [(id: UInt64, end: Int)] = [(GraphIdentifiers.next(), Int.max)]
+    /// Every bad input seen while building, in order.
+    public var problems: [GraphError] { storage.problems }
+
+    var bodies: [NodeBody] { storage.bodies }
+    var prerequisiteEnds: [Int32] { storage.prerequisiteEnds }
+    var prerequisites: [Int32] { storage.prerequisites }
+    var settings: [Int: NodeSettings] { storage.settings }
+    var nodeProblems: [Int: GraphError] { storage.nodeProblems }
 
     /// Creates an empty graph.
     public init() {}
 
     /// The number of nodes.
-    public var count: Int { bodies.count }
+    public var count: Int { storage.bodies.count }
 
     /// Whether `node` was made by this graph (or by the graph it was copied from, before the copy).
     public func owns<R>(_ node: Node<R>) -> Bool {
-        owns(graph: node.graph, index: node.index)
-    }
-
-    func owns(graph: UInt64, index: Int) -> Bool {
-        guard index >= 0, index < bodies.count else { return false }
-        if graph == lineage[lineage.count - 1].id { return true }
-        return lineage.contains { $0.id == graph && index < $0.end }
+        storage.owns(graph: node.graph, index: node.index)
     }
 
     // MARK: Sync nodes
@@ -105,8 +94,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        addNode(.async({ _, core in AsyncNodeWork(action, core: core as! StoreCore<State>) }, ActionType(A.self)),
-                erasedPrerequisites: prerequisites)
+        let isKeyed = isKeyed(A.self)
+        return addNode(.async({ _, core in AsyncNodeWork(action, core: Self.core(core), isKeyed: isKeyed) }, ActionType(A.self)),
+                       erasedPrerequisites: prerequisites)
     }
 
     /// Adds an async action built from the responses of `prerequisites` once they all succeeded.
@@ -125,8 +115,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
+        let isKeyed = isKeyed(A.self)
         return endNode(.async({ inputs, core in
-            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: core as! StoreCore<State>)
+            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core), isKeyed: isKeyed)
         }, ActionType(A.self)))
     }
 
@@ -152,7 +143,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func join<R>(_ task: ActionTask<R>) -> Node<R> {
         _ = beginNode()
-        return endNode(.join({ _ in ResponseBox<R>.wrap(try await task.value) }, ActionType(R.self)))
+        return endNode(.join({ _ in wrapResponse(try await task.value) }, ActionType(R.self)))
     }
 
     /// Adds a node that waits for `node` of another run of the same store and answers its response.
@@ -166,7 +157,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         return endNode(.join({ core in
             guard run.core === core as AnyObject else { throw GraphError.joinedRunOfAnotherStore }
             switch await run.outcome(of: node) {
-            case .succeeded(let value): return ResponseBox<R>.wrap(value)
+            case .succeeded(let value): return wrapResponse(value)
             case .failed(let error): throw error
             case .skipped: throw GraphError.joinedNodeDidNotSucceed(.skipped)
             case .cancelled: throw GraphError.joinedNodeDidNotSucceed(.cancelled)
@@ -204,85 +195,49 @@ public struct ActionGraph<State: Sendable>: Sendable {
     // MARK: Building
 
     private mutating func updateSettings<R>(of node: Node<R>, _ update: (inout NodeSettings) -> Void) {
-        guard owns(node) else {
-            problems.append(.foreignNode(index: node.index))
-            return
-        }
-        update(&settings[node.index, default: NodeSettings()])
+        storage.updateSettings(graph: node.graph, index: node.index, update)
     }
 
-    private mutating func addNode<R>(_ body: NodeBody, erasedPrerequisites: [any GraphNode]) -> Node<R> {
-        let index = beginNode()
-        for prerequisite in erasedPrerequisites {
-            let (graph, node) = identity(of: prerequisite)
-            addPrerequisite(graph: graph, index: node, to: index)
-        }
-        return endNode(body)
+    private mutating func addNode<R>(_ body: consuming NodeBody, erasedPrerequisites: [any GraphNode]) -> Node<R> {
+        let index = storage.addNode(body, erasedPrerequisites: erasedPrerequisites)
+        return Node(graph: storage.lineageID, index: index)
     }
 
-    /// A prerequisite's graph and index, read through `any GraphNode`.
-    ///
-    /// The protocol-conformance lookup that recognises a `Node<R>` costs ~500 instructions, so the
-    /// graph remembers the few `Node<R>` types it has seen and reads their fields directly after that.
-    private mutating func identity(of prerequisite: any GraphNode) -> (graph: UInt64, index: Int) {
-        let type = ObjectIdentifier(Swift.type(of: prerequisite))
-        if nodeTypes.contains(type) { return Self.fields(of: prerequisite) }
-        guard let reference = prerequisite as? any NodeReference else {
-            return (0, -1)     // not a node of any graph: an outside type conforming to GraphNode
-        }
-        nodeTypes.append(type)
-        return (reference.graph, reference.index)
-    }
-
-    /// Reads a value known to be a `Node<R>`: every `Node<R>` has `Node<Void>`'s layout, as `R`
-    /// appears in no stored property.
-    private static func fields<N: GraphNode>(of node: N) -> (graph: UInt64, index: Int) {
-        let node = unsafeBitCast(node, to: Node<Void>.self)
-        return (node.graph, node.index)
-    }
-
-    /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.
     private mutating func beginNode() -> Int {
-        if !isKnownUniquelyReferenced(&identity) {
-            identity = GraphIdentity()
-            lineage[lineage.count - 1].end = bodies.count
-            lineage.append((GraphIdentifiers.next(), Int.max))
-        }
-        return bodies.count
+        storage.beginNode()
     }
 
     private mutating func addPrerequisite(graph: UInt64, index prerequisite: Int, to index: Int) {
-        if owns(graph: graph, index: prerequisite) {
-            prerequisites.append(Int32(prerequisite))
-        } else if nodeProblems[index] == nil {
-            let problem = GraphError.foreignNode(index: prerequisite)
-            nodeProblems[index] = problem
-            problems.append(problem)
-        }
+        storage.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
-    private mutating func endNode<R>(_ body: NodeBody) -> Node<R> {
-        let index = bodies.count
-        bodies.append(body)
-        prerequisiteEnds.append(Int32(prerequisites.count))
-        return Node(graph: lineage[lineage.count - 1].id, index: index)
+    private mutating func endNode<R>(_ body: consuming NodeBody) -> Node<R> {
+        Node(graph: storage.lineageID, index: storage.endNode(body))
+    }
+
+    /// Whether `A` is a ``KeyedAsyncAction`` (see `GraphStorage.isKeyed`).
+    private mutating func isKeyed<A: AsyncAction>(_ type: A.Type) -> Bool {
+        storage.isKeyed(ObjectIdentifier(A.self)) { A.self is any KeyedAsyncAction.Type }
+    }
+
+    /// The store's core an async body receives, as its typed self. The run passes its own core, whose
+    /// state type is this graph's, so the unchecked cast cannot be wrong; a checked `as!` would look
+    /// up `StoreCore<State>`'s generic metadata per node.
+    @inline(__always)
+    fileprivate static func core(_ core: AnyObject) -> StoreCore<State> {
+        unsafeDowncast(core, to: StoreCore<State>.self)
     }
 
     /// The prerequisites of node `index`.
     func prerequisites(of index: Int) -> ArraySlice<Int32> {
-        let start = index == 0 ? 0 : Int(prerequisiteEnds[index - 1])
-        return prerequisites[start..<Int(prerequisiteEnds[index])]
+        storage.prerequisites(of: index)
     }
 
     /// A node's name for people: its label, or its action type's name.
     func label(of index: Int) -> String {
-        if let label = settings[index]?.label { return label }
-        return bodies[index].defaultLabel
+        storage.label(of: index)
     }
 }
-
-/// Shared by copies of a graph until one of them adds a node.
-private final class GraphIdentity: Sendable {}
 
 /// Per-node settings, stored only for the nodes that have some.
 struct NodeSettings: Sendable {
@@ -313,7 +268,7 @@ enum NodeBody: Sendable {
     /// A sync action built from the prerequisites' responses.
     case makeAction(@Sendable (NodeInputs) -> any Action, ActionType)
     /// An async action, built from the prerequisites' responses when the node starts.
-    case async(@Sendable (NodeInputs, any AnyStoreCore) -> AsyncNodeWork, ActionType)
+    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
     /// A wait on the store's clock.
     case delay(Duration)
     /// A wait on work that is already running.

@@ -41,36 +41,35 @@ enum GraphIdentifiers {
     }
 }
 
-/// A node's response, boxed once so that a run stores one word per node.
-final class ResponseBox<Value: Sendable>: Sendable {
-    let value: Value
+/// Stores a response in a run's slot: `nil` for `Void`, which needs no storage.
+///
+/// An existential rather than a class box: a small response (an `Int`, a struct of a few words) is
+/// stored inline with no allocation, and unspecialised generic code needs no metadata lookup of a
+/// box type per node.
+@inline(__always)
+func wrapResponse<Value: Sendable>(_ value: Value) -> ResponseSlot {
+    Value.self == Void.self ? nil : value
+}
 
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    /// Boxes `value`, or returns `nil` for `Void`, which needs no storage.
-    static func wrap(_ value: Value) -> ResponseSlot {
-        Value.self == Void.self ? nil : ResponseBox(value)
-    }
-
-    static func unwrap(_ slot: ResponseSlot) -> Value {
-        if let slot { return (slot as! ResponseBox<Value>).value }
-        return () as! Value
-    }
+/// Reads a response stored by ``wrapResponse(_:)``.
+@inline(__always)
+func unwrapResponse<Value: Sendable>(_ slot: ResponseSlot, as type: Value.Type = Value.self) -> Value {
+    if let slot { return slot as! Value }
+    return () as! Value
 }
 
 /// The responses of a run's prerequisites, read by a node's `make` closure when the node starts.
 ///
 /// Reading without the run's lock is safe: a slot is written (under the lock) before its node is
-/// marked succeeded, and a dependent is released (under the same lock) only after that.
+/// marked succeeded, and a dependent is released (under the same lock) only after that. A graph of
+/// sync nodes only has no slots: every response is `Void`.
 struct NodeInputs {
-    let slots: UnsafeMutablePointer<ResponseSlot>
+    let slots: UnsafeMutablePointer<ResponseSlot>?
 
-    func value<R>(_ node: Node<R>) -> R {
-        ResponseBox<R>.unwrap(slots[node.index])
+    func value<R: Sendable>(_ node: Node<R>) -> R {
+        unwrapResponse(slots?[node.index] ?? nil)
     }
 }
 
-/// One node's stored response: a ``ResponseBox``, or `nil` for `Void`.
-typealias ResponseSlot = (any AnyObject & Sendable)?
+/// One node's stored response: the value, or `nil` for `Void`.
+typealias ResponseSlot = (any Sendable)?

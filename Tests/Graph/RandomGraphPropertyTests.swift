@@ -204,28 +204,37 @@ extension GraphStories {
             let runBox = Box<GraphRun<PropState>>()
             let runReady = Latch()
             let cancelFlag = Box<Bool>(false)
-            let recorder = Middleware<PropState> { action, _, next in
+            // Even seeds watch sync nodes from a middleware, so the store applies them one by one;
+            // odd seeds from the reducer, on a store with no middleware and no subscriber, which
+            // applies them in batches with its locks held across each batch.
+            let watchesFromMiddleware = seed % 2 == 0
+            @Sendable func watch(_ action: any Action, _ apply: () -> Void) {
                 switch action {
                 case let visit as Visit:
                     probe.record("start \(visit.node)")
                     if let inputs = visit.inputs { probe.record("inputs \(visit.node): \(inputs)") }
-                    next(action)
+                    apply()
                     probe.record("end \(visit.node)")
                 case let fallback as Fallback:
                     probe.record("fallback \(fallback.node)")
-                    next(action)
+                    apply()
                 default:
-                    next(action)
+                    apply()
                 }
             }
+            let recorder = Middleware<PropState> { action, _, next in watch(action) { next(action) } }
             let reducer = Reducer<PropState> { state, action in
-                switch action {
-                case let visit as Visit: state.visits.append(visit.node)
-                case let fallback as Fallback: state.fallbacks.append(fallback.node)
-                default: break
+                func apply() {
+                    switch action {
+                    case let visit as Visit: state.visits.append(visit.node)
+                    case let fallback as Fallback: state.fallbacks.append(fallback.node)
+                    default: break
+                    }
                 }
+                if watchesFromMiddleware { apply() } else { watch(action, apply) }
             }
-            let store = Store(initialState: PropState(), reducer: reducer, middleware: [recorder],
+            let store = Store(initialState: PropState(), reducer: reducer,
+                              middleware: watchesFromMiddleware ? [recorder] : [],
                               options: StoreOptions(clock: clock))
 
             // Build.

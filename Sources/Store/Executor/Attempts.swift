@@ -2,14 +2,15 @@
 struct AsyncNodeWork: Sendable {
     let attempt: @Sendable () async throws -> ResponseSlot
 
-    init<A: AsyncAction>(_ action: A, core: StoreCore<A.State>) {
-        if core.isKeyed(A.self), let keyed = action as? any KeyedAsyncAction {
+    /// - Parameter isKeyed: whether `A` is a ``KeyedAsyncAction``, known once per type by the graph.
+    init<A: AsyncAction>(_ action: A, core: StoreCore<A.State>, isKeyed: Bool) {
+        if isKeyed, let keyed = action as? any KeyedAsyncAction {
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             attempt = {
                 let task = core.dispatchShared(action, key: key)
                 return try await withTaskCancellationHandler {
-                    ResponseBox<A.Response>.wrap(try await task.value)
+                    wrapResponse(try await task.value)
                 } onCancel: {
                     task.cancel()
                 }
@@ -17,10 +18,10 @@ struct AsyncNodeWork: Sendable {
         } else if core.options.interceptor == nil {
             // No test store in between: call `run` directly, one async frame fewer per node.
             let context = ActionContext(core: core)
-            attempt = { ResponseBox<A.Response>.wrap(try await action.run(context)) }
+            attempt = { wrapResponse(try await action.run(context)) }
         } else {
             let context = ActionContext(core: core)
-            attempt = { ResponseBox<A.Response>.wrap(try await core.perform(action, context: context)) }
+            attempt = { wrapResponse(try await core.perform(action, context: context)) }
         }
     }
 }

@@ -25,8 +25,14 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         /// Its own error, when it failed.
         public let error: (any Error)?
         /// When it started, since the run started; `nil` if it never started.
+        ///
+        /// A store with no middleware and no subscriber applies ready sync nodes in batches of up
+        /// to 128 and reads the clock once at each end of a batch: each node of a batch shows the
+        /// batch's start and end, an interval that contains its own application. (On a store with
+        /// middleware or subscribers, each sync node has its own times.)
         public let start: Duration?
-        /// When it ended, since the run started; `nil` while it has not.
+        /// When it ended, since the run started; `nil` while it has not. For a sync node applied in
+        /// a batch, when the batch ended (see ``start``).
         public let end: Duration?
         /// Attempts made: 0 if it never started, more than 1 if it was retried.
         public let attempts: Int

@@ -15,7 +15,7 @@ import Darwin
 ///
 /// Thread-safe: every method may be called from any thread or task.
 public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable {
-    // Why this is safe to share: `machine`, `tasks`, `nodeWaiters`, `finishWaiters` and `registration` are read and
+    // Why this is safe to share: `machine`, `workers`, `nodeWaiters`, `finishWaiters` and `registration` are read and
     // written only under `lock` (hence also `@exclusivity(unchecked)`: the lock already serializes
     // them); `responses` slots are each written once under `lock` before their node is marked
     // succeeded, and read only after (see `NodeInputs`); everything else is immutable.
@@ -25,32 +25,51 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     /// The graph's non-generic parts, read per node without the graph's generic metadata.
     private let bodies: [NodeBody]
     private let settings: [Int: NodeSettings]
-    private let lock = Lock()
+    /// Recursive, so that code the run calls while holding it (a reducer, in a batch of sync nodes)
+    /// can still read the run instead of deadlocking.
+    private let lock = Lock(recursive: true)
     @exclusivity(unchecked) private var machine: RunStateMachine
-    private let responses: UnsafeMutablePointer<ResponseSlot>
-    /// The task of each async node in flight, by node; empty until the first async node starts.
-    @exclusivity(unchecked) private var tasks: [Task<Void, Never>?] = []
+    /// One slot per node, or `nil` for a graph of sync nodes only (their responses are all `Void`).
+    private let responses: UnsafeMutablePointer<ResponseSlot>?
+    /// The task of each async worker in flight, by the node it started with; empty until the first
+    /// async node starts (see `startWorker`).
+    @exclusivity(unchecked) private var workers: [WorkerSlot] = []
     @exclusivity(unchecked) private var nodeWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
     @exclusivity(unchecked) private var finishWaiters: [CheckedContinuation<Void, Never>] = []
     @exclusivity(unchecked) private var registration: UInt64?
     private let startTime: Int64
+
+    /// The most sync nodes a batch applies while holding the state lock (see `applyBatch`): enough to
+    /// spread the locking over many nodes, few enough that a reader of `state` never waits long.
+    private static var batchSize: Int { 128 }
 
     init(core: StoreCore<State>, graph: ActionGraph<State>) {
         self.core = core
         self.graph = graph
         self.bodies = graph.bodies
         self.settings = graph.settings
-        self.machine = RunStateMachine(graph: graph)
-        self.responses = .allocate(capacity: graph.count)
-        self.responses.initialize(repeating: nil, count: graph.count)
+        self.machine = RunStateMachine(
+            bodies: graph.bodies, prerequisiteEnds: graph.prerequisiteEnds, prerequisites: graph.prerequisites,
+            nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }))
+        if machine.hasAsyncNodes {
+            let responses = UnsafeMutablePointer<ResponseSlot>.allocate(capacity: graph.count)
+            responses.initialize(repeating: nil, count: graph.count)
+            self.responses = responses
+        } else {
+            self.responses = nil
+        }
         self.startTime = monotonicNanoseconds()
     }
 
     deinit {
-        responses.deinitialize(count: graph.count)
-        responses.deallocate()
+        machine.deallocate()
+        if let responses {
+            responses.deinitialize(count: graph.count)
+            responses.deallocate()
+        }
     }
 
+    @inline(__always)
     private func now() -> Int64 {
         monotonicNanoseconds() - startTime
     }
@@ -61,9 +80,10 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
             cancel()
             return
         }
-        let effects = lock.withLock {
+        var effects = RunStateMachine.Effects()
+        lock.withLock {
             registration = id
-            return machine.start(problems: graph.nodeProblems, now: now())
+            machine.start(problems: graph.nodeProblems, now: now(), &effects)
         }
         perform(effects)
     }
@@ -74,10 +94,11 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     /// started, end `.cancelled` at once; no fallback is sent after this. A sync node being applied at
     /// this moment completes. State already committed stays committed. Calling it again does nothing.
     public func cancel() {
-        let (effects, inFlight, waiters) = lock.withLock {
-            let effects = machine.cancel(now: now())
-            defer { tasks.removeAll() }
-            return (effects, tasks.compactMap { $0 }, takeTerminalWaiters())
+        var effects = RunStateMachine.Effects()
+        let (inFlight, waiters) = lock.withLock {
+            machine.cancel(now: now(), &effects)
+            defer { workers.removeAll() }
+            return (workers.compactMap(\.task), takeTerminalWaiters())
         }
         for task in inFlight { task.cancel() }
         for waiter in waiters { waiter.resume() }
@@ -103,7 +124,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let terminal = lock.withLock {
-                if machine.nodes[node.index].status.isTerminal { return true }
+                if machine.status(of: node.index).isTerminal { return true }
                 nodeWaiters[node.index, default: []].append(continuation)
                 return false
             }
@@ -133,15 +154,16 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
         lock.withLock {
-            GraphReport(graph: graph, nodes: machine.nodes, errors: machine.errors,
-                        retriedAttempts: machine.retriedAttempts,
-                        finishedAt: machine.isFinished ? machine.nodes.reduce(0) { Swift.max($0, $1.end) } : nil)
+            let nodes = machine.nodeStates
+            return GraphReport(graph: graph, nodes: nodes, errors: machine.errors,
+                               retriedAttempts: machine.retriedAttempts,
+                               finishedAt: machine.isFinished ? nodes.reduce(0) { Swift.max($0, $1.end) } : nil)
         }
     }
 
     private func outcomeLocked<R>(_ node: Node<R>) -> Outcome<R> {
-        switch machine.nodes[node.index].status {
-        case .succeeded: return .succeeded(ResponseBox<R>.unwrap(responses[node.index]))
+        switch machine.status(of: node.index) {
+        case .succeeded: return .succeeded(unwrapResponse(responses?[node.index] ?? nil))
         case .failed: return .failed(machine.errors[node.index] ?? GraphError.skipped)
         case .skipped: return .skipped
         case .cancelled: return .cancelled
@@ -155,30 +177,87 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     /// returns `true`: the store puts this run back in line after that work).
     @usableFromInline
     func applyReadySyncNodes() -> Bool {
-        var (work, more) = lock.withLock { machine.popSync(now: now(), yieldToQueuedWork: false) }
-        while let item = work {
-            let effects: RunStateMachine.Effects
-            let waiters: [CheckedContinuation<Void, Never>]
-            switch item {
-            case .node(let node):
-                core.apply(syncAction(of: node))
-                (effects, waiters, work, more) = lock.withLock {
-                    let time = now()
-                    let effects = machine.syncApplied(node, now: time)
-                    let next = machine.popSync(now: time, yieldToQueuedWork: !core.pending.isEmpty)
-                    return (effects, takeTerminalWaiters(), next.work, next.more)
+        lock.lock()
+        if !core.hasMiddleware {
+            core.stateLock.lock()
+            if core.subscriberCount == 0 { return applyBatch() }
+            core.stateLock.unlock()
+        }
+        return applyOneByOne()
+    }
+
+    /// The lane for a store where nothing can watch the state between two actions (no middleware,
+    /// no subscriber): up to ``batchSize`` items go straight to the reducer with the run's lock and
+    /// the state lock held once for all of them. Entered with both locks held; releases them.
+    private func applyBatch() -> Bool {
+        // Nothing applied here can queue work in the store (a reducer may not dispatch), so work
+        // already queued is the only reason to stop early, and it is known now.
+        let limit = core.pending.isEmpty ? Self.batchSize : 1
+        var effects = RunStateMachine.Effects()
+        var applied = 0
+        // Every node of the batch starts when it starts and ends when it ends (`endBatch`).
+        let start = now()
+        let position = machine.readPosition
+        core.isReducing = true
+        while applied < limit, let item = machine.popSync(now: start) {
+            applied += 1
+            if item >= 0 {
+                let node = Int(item)
+                switch bodies[node] {
+                case .action(let action): core.reducer.reduce(&core.state, action)
+                default: core.reducer.reduce(&core.state, syncAction(of: node))
                 }
-            case .fallback(let node, let error):
-                if let fallback = settings[node]?.fallback { core.apply(fallback(error)) }
-                (effects, waiters, work, more) = lock.withLock {
-                    let effects = machine.fallbackApplied()
-                    let next = machine.popSync(now: now(), yieldToQueuedWork: !core.pending.isEmpty)
-                    return (effects, takeTerminalWaiters(), next.work, next.more)
+                machine.syncApplied(node, now: start, &effects)
+            } else {
+                let node = Int(~item)
+                if let fallback = settings[node]?.fallback, let error = machine.errors[node] {
+                    core.reducer.reduce(&core.state, fallback(error))
                 }
+                machine.fallbackApplied(&effects)
             }
+        }
+        core.isReducing = false
+        core.stateLock.unlock()
+        machine.endBatch(since: position, at: now())
+        let more = machine.hasReadySync
+        let waiters = takeTerminalWaiters()
+        lock.unlock()
+        for waiter in waiters { waiter.resume() }
+        perform(effects)
+        return more
+    }
+
+    /// The lane for a store with middleware or subscribers: each item goes through the whole pipeline
+    /// with the run's lock released, since that code may do anything with the run. Entered with the
+    /// run's lock held; releases it.
+    private func applyOneByOne() -> Bool {
+        var item = machine.popSync(now: now())
+        while let current = item {
+            lock.unlock()
+            if current >= 0 {
+                core.apply(syncAction(of: Int(current)))
+            } else if let fallback = settings[Int(~current)]?.fallback,
+                      let error = lock.withLock({ machine.errors[Int(~current)] }) {
+                core.apply(fallback(error))
+            }
+            var effects = RunStateMachine.Effects()
+            lock.lock()
+            let time = now()
+            if current >= 0 {
+                machine.syncApplied(Int(current), now: time, &effects)
+            } else {
+                machine.fallbackApplied(&effects)
+            }
+            // Work this item queued (from a subscriber or middleware) goes first: yield to it.
+            item = core.pending.isEmpty ? machine.popSync(now: time) : nil
+            let waiters = takeTerminalWaiters()
+            lock.unlock()
             for waiter in waiters { waiter.resume() }
             perform(effects)
+            lock.lock()
         }
+        let more = machine.hasReadySync
+        lock.unlock()
         return more
     }
 
@@ -192,28 +271,128 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
 
     // MARK: Async nodes
 
-    private func startAsync(_ node: Int) {
-        let task = Task { await self.runAsync(node) }
+    /// Runs each node on a new task; each task then goes on with async work its nodes release (see
+    /// `runWorker`), so a chain of async nodes takes one task, not one per node. The tasks are
+    /// recorded for `cancel()` under one lock, however many start together.
+    private func startWorkers(_ first: Int, _ more: [Int]) {
+        let task = Task { await self.runWorker(from: first) }
+        let tasks = more.map { node in Task { await self.runWorker(from: node) } }
         let cancelNow = lock.withLock {
-            if machine.nodes[node].status == .running {
-                if tasks.isEmpty { tasks = Array(repeating: nil, count: bodies.count) }
-                tasks[node] = task
-            }
+            if workers.isEmpty { workers = Array(repeating: .idle, count: bodies.count) }
+            recordLocked(task, for: first)
+            for (node, task) in zip(more, tasks) { recordLocked(task, for: node) }
             return machine.isCancelled
         }
-        if cancelNow { task.cancel() }
+        if cancelNow {
+            task.cancel()
+            for task in tasks { task.cancel() }
+        }
     }
 
-    private func runAsync(_ node: Int) async {
+    private func recordLocked(_ task: Task<Void, Never>, for worker: Int) {
+        if case .ended = workers[worker] { workers[worker] = .idle } else { workers[worker] = .running(task) }
+    }
+
+    /// A worker: runs `first`, then each node that a finished node released and handed to it.
+    ///
+    /// Kept small (its locals live in the task's allocator): the bookkeeping is in synchronous
+    /// helpers, and attempts with a timeout or retry policy in their own function.
+    private func runWorker(from first: Int) async {
+        var node = first
         // A run cancelled between this node's release and now must not start its work at all.
-        guard lock.withLock({ machine.nodes[node].status == .running }) else { return }
-        let settings = self.settings[node]
-        let clock = core.options.clock
+        guard lock.withLock({ beginLocked(node, worker: first) }) else { return }
+        while true {
+            let result: Result<ResponseSlot, any Error>
+            var attempts = 1
+            if settings.isEmpty || !hasAttemptSettings(node) {
+                do { result = .success(try await attempt(node)) } catch { result = .failure(error) }
+            } else {
+                (result, attempts) = await attemptWithSettings(node)
+            }
+            let next = finishAsync(node, worker: first, result, attempts: attempts)
+            guard next.node >= 0 else { return }
+            node = next.node
+            if next.isRecorded {
+                // `cancel()` cancels this task before it returns, so this check cannot miss one that
+                // returned already. The node was marked cancelled with the rest; nothing to record.
+                if Task.isCancelled { return }
+            } else {
+                guard lock.withLock({ beginLocked(node, worker: first) }) else { return }
+            }
+        }
+    }
+
+    /// Whether `node` may start (it is still running, so not cancelled); if not, the worker ends.
+    private func beginLocked(_ node: Int, worker: Int) -> Bool {
+        if machine.status(of: node) == .running { return true }
+        endWorkerLocked(worker)
+        return false
+    }
+
+    private func hasAttemptSettings(_ node: Int) -> Bool {
+        guard let settings = settings[node] else { return false }
+        return settings.timeout != nil || settings.retry != nil
+    }
+
+    /// Records how `node` ended; returns the node this worker runs next (-1: it ends), and whether
+    /// its task is recorded for `cancel()`.
+    private func finishAsync(_ node: Int, worker: Int, _ result: Result<ResponseSlot, any Error>,
+                             attempts: Int) -> (node: Int, isRecorded: Bool) {
+        var effects = RunStateMachine.Effects()
+        lock.lock()
+        var error: (any Error)?
+        switch result {
+        case .success(let response):
+            if machine.status(of: node) == .running { responses![node] = response }
+        case .failure(let failure):
+            error = failure
+        }
+        machine.asyncFinished(node, error: error, attempts: attempts, now: now(), &effects)
+        let next = effects.takeAsync()
+        var isRecorded = false
+        if next < 0 {
+            endWorkerLocked(worker)
+        } else if !workers.isEmpty, case .running = workers[worker] {
+            isRecorded = true
+        }
+        let waiters = takeTerminalWaiters()
+        lock.unlock()
+        for waiter in waiters { waiter.resume() }
+        perform(effects)
+        return (next, isRecorded)
+    }
+
+    /// Forgets a worker that ends (under the lock).
+    private func endWorkerLocked(_ worker: Int) {
+        if machine.isCancelled { return }     // `cancel()` took every task already
+        if workers.isEmpty { workers = Array(repeating: .idle, count: bodies.count) }
+        if case .running = workers[worker] { workers[worker] = .idle } else { workers[worker] = .ended }
+    }
+
+    /// One attempt of an async, delay or join node, run right here.
+    private func attempt(_ node: Int) async throws -> ResponseSlot {
+        switch bodies[node] {
+        case .async(let start, _):
+            return try await start(NodeInputs(slots: responses), core).attempt()
+        case .delay(let duration):
+            try await core.options.clock.sleep(for: duration)
+            return nil
+        case .join(let wait, _):
+            return try await wait(core)
+        case .action, .makeAction:
+            preconditionFailure("OresRedux: node #\(node) is not an async node")
+        }
+    }
+
+    /// The attempts of a node with a timeout or a retry policy. The action is built once.
+    private func attemptWithSettings(_ node: Int) async -> (Result<ResponseSlot, any Error>, attempts: Int) {
+        let settings = settings[node]
         let operation: @Sendable () async throws -> ResponseSlot
         switch bodies[node] {
         case .async(let start, _):
             operation = start(NodeInputs(slots: responses), core).attempt
         case .delay(let duration):
+            let clock = core.options.clock
             operation = {
                 try await clock.sleep(for: duration)
                 return nil
@@ -224,36 +403,14 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
-        let result: Result<ResponseSlot, any Error>
-        var attempts = 1
-        if settings?.timeout == nil, settings?.retry == nil {
-            // The common case, one plain attempt: no extra async frames between the task and `run`.
-            do { result = .success(try await operation()) } catch { result = .failure(error) }
-        } else {
-            (result, attempts) = await Attempts.run(operation, timeout: settings?.timeout,
-                                                    retry: settings?.retry ?? .never, clock: clock)
-        }
-        let (effects, waiters) = lock.withLock {
-            var error: (any Error)?
-            switch result {
-            case .success(let response):
-                if machine.nodes[node].status == .running { responses[node] = response }
-            case .failure(let failure):
-                error = failure
-            }
-            if node < tasks.count { tasks[node] = nil }
-            let effects = machine.asyncFinished(node, error: error, attempts: attempts, now: now())
-            return (effects, takeTerminalWaiters())
-        }
-        for waiter in waiters { waiter.resume() }
-        perform(effects)
+        return await Attempts.run(operation, timeout: settings?.timeout, retry: settings?.retry ?? .never,
+                                  clock: core.options.clock)
     }
 
     // MARK: Effects
 
     private func perform(_ effects: RunStateMachine.Effects) {
-        if effects.firstAsync >= 0 { startAsync(effects.firstAsync) }
-        for node in effects.moreAsync { startAsync(node) }
+        if effects.firstAsync >= 0 { startWorkers(effects.firstAsync, effects.moreAsync) }
         if effects.scheduleSync { core.schedule(self) }
         if effects.finished {
             let (waiters, id) = lock.withLock {
@@ -269,11 +426,25 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     private func takeTerminalWaiters() -> [CheckedContinuation<Void, Never>] {
         guard !nodeWaiters.isEmpty else { return [] }
         var ready: [CheckedContinuation<Void, Never>] = []
-        for (node, waiters) in nodeWaiters where machine.nodes[node].status.isTerminal {
+        for (node, waiters) in nodeWaiters where machine.status(of: node).isTerminal {
             ready += waiters
             nodeWaiters[node] = nil
         }
         return ready
+    }
+}
+
+/// An async worker's task, by the node it started with.
+/// Not nested in the generic ``GraphRun``: a nested type would be generic too, and every use would
+/// look up its metadata.
+enum WorkerSlot {
+    case idle
+    case running(Task<Void, Never>)
+    /// The worker ended before its task was recorded: nothing to record or cancel.
+    case ended
+
+    var task: Task<Void, Never>? {
+        if case .running(let task) = self { task } else { nil }
     }
 }
 

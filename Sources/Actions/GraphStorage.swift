@@ -1,0 +1,144 @@
+/// What an ``ActionGraph`` holds, and the builder's bookkeeping: nodes, compressed prerequisite
+/// lists, settings and the problems seen.
+///
+/// Not generic over the state, unlike the graph: code that adds an edge or reads a body needs no
+/// generic metadata, which unspecialised code would look up at several hundred instructions a time.
+struct GraphStorage: Sendable {
+    /// What each node does, by index.
+    var bodies: [NodeBody] = []
+    /// Compressed prerequisite lists: node `i`'s are `prerequisites[prerequisiteEnds[i - 1] ..< prerequisiteEnds[i]]`.
+    var prerequisiteEnds: [Int32] = []
+    var prerequisites: [Int32] = []
+    /// Timeouts, retries, fallbacks and labels, for the few nodes that have them.
+    var settings: [Int: NodeSettings] = [:]
+    /// Nodes that cannot run because they were given bad input, and why.
+    var nodeProblems: [Int: GraphError] = [:]
+    /// Every bad input seen while building, in order.
+    private(set) var problems: [GraphError] = []
+
+    /// Copies made before a mutation share `identity`; the first copy to mutate afterwards takes a
+    /// new lineage, so a node added to one copy is never taken for a node of the other.
+    private var identity = GraphIdentity()
+    private var lineage: [(id: UInt64, end: Int)] = [(GraphIdentifiers.next(), Int.max)]
+    /// `Node<R>` types seen as `any GraphNode` prerequisites, by metadata pointer (see `identity(of:)`).
+    private var nodeTypes: [UInt] = []
+    /// Async action types seen by `run`, and whether each is keyed (see `isKeyed(_:_:)`).
+    private var asyncTypes: [(type: ObjectIdentifier, isKeyed: Bool)] = []
+
+    /// The lineage that nodes added now belong to.
+    var lineageID: UInt64 { lineage[lineage.count - 1].id }
+
+    /// Whether the node `index` of lineage `graph` is one of these nodes.
+    func owns(graph: UInt64, index: Int) -> Bool {
+        guard index >= 0, index < bodies.count else { return false }
+        if graph == lineageID { return true }
+        return lineage.contains { $0.id == graph && index < $0.end }
+    }
+
+    // MARK: Adding nodes
+
+    /// Adds a node after the nodes in `erasedPrerequisites`; returns its index.
+    mutating func addNode(_ body: consuming NodeBody, erasedPrerequisites: [any GraphNode]) -> Int {
+        let index = beginNode()
+        erasedPrerequisites.withUnsafeBufferPointer { prerequisites in
+            for position in prerequisites.indices {
+                let (graph, node) = identity(of: prerequisites, at: position)
+                addPrerequisite(graph: graph, index: node, to: index)
+            }
+        }
+        return endNode(body)
+    }
+
+    /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.
+    mutating func beginNode() -> Int {
+        if !isKnownUniquelyReferenced(&identity) {
+            identity = GraphIdentity()
+            lineage[lineage.count - 1].end = bodies.count
+            lineage.append((GraphIdentifiers.next(), Int.max))
+        }
+        return bodies.count
+    }
+
+    /// Adds an edge, or records a problem when the prerequisite is not one of these nodes.
+    mutating func addPrerequisite(graph: UInt64, index prerequisite: Int, to index: Int) {
+        if owns(graph: graph, index: prerequisite) {
+            prerequisites.append(Int32(truncatingIfNeeded: prerequisite))
+        } else if nodeProblems[index] == nil {
+            let problem = GraphError.foreignNode(index: prerequisite)
+            nodeProblems[index] = problem
+            problems.append(problem)
+        }
+    }
+
+    /// Ends the node that `beginNode` started; returns its index.
+    mutating func endNode(_ body: consuming NodeBody) -> Int {
+        let index = bodies.count
+        bodies.append(body)
+        prerequisiteEnds.append(Int32(truncatingIfNeeded: prerequisites.count))
+        return index
+    }
+
+    /// A prerequisite's graph and index, read through `any GraphNode`.
+    ///
+    /// Recognising a `Node<R>` in an existential takes a protocol-conformance lookup (~500
+    /// instructions) or at least a dynamic-type query (~100), more than the rest of adding an edge.
+    /// So the graph remembers the `Node<R>` types it has seen, by their type metadata pointer, and
+    /// after that reads the node's two fields straight from the existential container: three words
+    /// of inline value, then the metadata pointer (Swift's stable ABI for opaque existentials). A
+    /// type is remembered only once a read through that layout gave the same fields as the checked
+    /// path, so a layout that differed would only cost speed.
+    private mutating func identity(of prerequisites: UnsafeBufferPointer<any GraphNode>,
+                                   at position: Int) -> (graph: UInt64, index: Int) {
+        let container = UnsafeRawPointer(prerequisites.baseAddress! + position)
+        let metadata = container.load(fromByteOffset: 3 * MemoryLayout<Int>.stride, as: UInt.self)
+        let inline = (graph: container.load(as: UInt64.self),
+                      index: container.load(fromByteOffset: MemoryLayout<UInt64>.stride, as: Int.self))
+        if nodeTypes.contains(metadata) { return inline }
+        let prerequisite = prerequisites[position]
+        guard let reference = prerequisite as? any NodeReference else {
+            return (0, -1)     // not a node of any graph: an outside type conforming to GraphNode
+        }
+        let checked = (graph: reference.graph, index: reference.index)
+        if metadata == UInt(bitPattern: ObjectIdentifier(type(of: prerequisite))),
+           inline == checked, nodeTypes.count < 64 {
+            nodeTypes.append(metadata)
+        }
+        return checked
+    }
+
+    /// Whether the async action type `type` is keyed: `lookUp()` (a conformance lookup) the first
+    /// time, then a scan of the few async action types this graph has seen.
+    mutating func isKeyed(_ type: ObjectIdentifier, _ lookUp: () -> Bool) -> Bool {
+        if let known = asyncTypes.first(where: { $0.type == type }) { return known.isKeyed }
+        let keyed = lookUp()
+        if asyncTypes.count < 32 { asyncTypes.append((type, keyed)) }
+        return keyed
+    }
+
+    /// Changes the settings of node `index` of lineage `graph`, or records a problem when it is not
+    /// one of these nodes.
+    mutating func updateSettings(graph: UInt64, index: Int, _ update: (inout NodeSettings) -> Void) {
+        guard owns(graph: graph, index: index) else {
+            problems.append(.foreignNode(index: index))
+            return
+        }
+        update(&settings[index, default: NodeSettings()])
+    }
+
+    // MARK: Reading
+
+    /// The prerequisites of node `index`.
+    func prerequisites(of index: Int) -> ArraySlice<Int32> {
+        let start = index == 0 ? 0 : Int(prerequisiteEnds[index - 1])
+        return prerequisites[start..<Int(prerequisiteEnds[index])]
+    }
+
+    /// A node's name for people: its label, or its action type's name.
+    func label(of index: Int) -> String {
+        if let label = settings[index]?.label { return label }
+        return bodies[index].defaultLabel
+    }
+}
+
+/// Shared by copies of a graph until one of them adds a node.
+private final class GraphIdentity: Sendable {}
