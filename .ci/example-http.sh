@@ -11,8 +11,10 @@ for _ in $(seq 50); do
   python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/login.json')" 2>/dev/null && break
   sleep 0.1
 done
-output=$(swift run Example --base-url "http://127.0.0.1:$port" --trace .build/example-http-trace)
+status=0
+output=$(swift run Example --base-url "http://127.0.0.1:$port" --trace .build/example-http-trace) || status=$?
 echo "$output"
+if [ "$status" -ne 0 ]; then echo "the Example exited with $status"; exit "$status"; fi
 grep -q "HTTP 404 for /feed-missing.json" <<<"$output"
 grep -q "Example finished: 4 of 4 scenarios ended as expected." <<<"$output"
 echo "Example over real HTTP: ok"

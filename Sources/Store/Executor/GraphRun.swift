@@ -357,8 +357,10 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         }
         let waiters = takeTerminalWaiters()
         lock.unlock()
-        for waiter in waiters { waiter.resume() }
+        // Effects first: the sync nodes this node released reach the state before anyone awaiting
+        // this node resumes (unless this thread is already inside the store's pipeline).
         perform(effects)
+        for waiter in waiters { waiter.resume() }
         return (next, isRecorded)
     }
 
