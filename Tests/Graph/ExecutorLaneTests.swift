@@ -90,6 +90,21 @@ extension GraphStories {
             #expect(probe.count("start Third") == 0)
         }
 
+        @Test("when value(of:) of an async node returns, the sync node it released is already applied")
+        func releasedSyncNodeIsAppliedBeforeAwaitersResume() async throws {
+            for _ in 0..<50 {
+                let probe = Probe()
+                let store = makeStore(probe: probe)
+                var graph = Graph()
+                let logIn = graph.run(call("LogIn", probe, answering: 5))
+                graph.send(after: logIn) { value in Add(value) }
+                let run = store.dispatch(graph)
+                _ = try await run.value(of: logIn)
+                #expect(store.state.total == 5)
+                run.cancel()
+            }
+        }
+
         @Test("a node released by an async node that was cancelled meanwhile never starts")
         func noChainedStartAfterCancel() async {
             let probe = Probe()
