@@ -29,7 +29,6 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Every bad input seen while building, in order.
     public var problems: [GraphError] { storage.problems }
 
-    var bodies: [NodeBody] { storage.bodies }
     var prerequisiteEnds: [Int32] { storage.prerequisiteEnds }
     var prerequisites: [Int32] { storage.prerequisites }
     var settings: [Int: NodeSettings] { storage.settings }
@@ -39,7 +38,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     public init() {}
 
     /// The number of nodes.
-    public var count: Int { storage.bodies.count }
+    public var count: Int { storage.count }
 
     /// Whether `node` was made by this graph (or by the graph it was copied from, before the copy).
     public func owns<R>(_ node: Node<R>) -> Bool {
@@ -59,7 +58,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// for graphs built in a loop.
     @discardableResult
     public mutating func send(_ action: some Action, after prerequisites: [any GraphNode]) -> Node<Void> {
-        addNode(.action(action), erasedPrerequisites: prerequisites)
+        let index = storage.addNode(action: action, erasedPrerequisites: prerequisites)
+        return Node(graph: storage.lineageID, index: index)     // the lineage adding may have started
     }
 
     /// Adds a sync action built from the responses of `prerequisites` once they all succeeded.
@@ -257,47 +257,6 @@ struct ActionType: @unchecked Sendable {
     }
 
     var name: String { String(describing: type) }
-}
-
-/// What a node does when it starts. Not generic over the state (the store's core is passed as
-/// `AnyObject` and cast back inside the closure that knows its type), so an executor reading a body
-/// per node needs no generic metadata.
-enum NodeBody: Sendable {
-    /// A sync action known when the graph was built.
-    case action(any Action)
-    /// A sync action built from the prerequisites' responses.
-    case makeAction(@Sendable (NodeInputs) -> any Action, ActionType)
-    /// An async action, built from the prerequisites' responses when the node starts.
-    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
-    /// A wait on the store's clock.
-    case delay(Duration)
-    /// A wait on work that is already running.
-    case join(@Sendable (any AnyStoreCore) async throws -> ResponseSlot, ActionType)
-
-    var isSync: Bool {
-        switch self {
-        case .action, .makeAction: true
-        case .async, .delay, .join: false
-        }
-    }
-
-    var kind: NodeKind {
-        switch self {
-        case .action, .makeAction: .sync
-        case .async: .async
-        case .delay: .delay
-        case .join: .join
-        }
-    }
-
-    var defaultLabel: String {
-        switch self {
-        case .action(let action): String(describing: type(of: action))
-        case .makeAction(_, let type), .async(_, let type): type.name
-        case .delay(let duration): "delay \(duration)"
-        case .join(_, let type): "join \(type.name)"
-        }
-    }
 }
 
 /// What kind of work a node does, as reports show it.

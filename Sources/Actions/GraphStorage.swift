@@ -4,8 +4,16 @@
 /// Not generic over the state, unlike the graph: code that adds an edge or reads a body needs no
 /// generic metadata, which unspecialised code would look up at several hundred instructions a time.
 struct GraphStorage: Sendable {
-    /// What each node does, by index.
-    var bodies: [NodeBody] = []
+    /// Where each node's body is: `actions[n]` for `n >= 0`; for `n < 0`, `works[~n >> 1]`, with
+    /// the low bit of `~n` set when that work is sync (see `BodySlot`).
+    private(set) var bodySlots: [Int32] = []
+    /// The sync actions known when the graph was built, kept apart as plain existentials so that a
+    /// run can hand one to the reducer where it is stored. From an enum, binding the action would
+    /// first copy the whole body (projecting the payload of an address-only enum consumes it), and
+    /// that copy and its destruction cost more than the rest of releasing a sync node.
+    private(set) var actions: [any Action] = []
+    /// Every other body: `.makeAction`, `.async`, `.delay` and `.join`.
+    private(set) var works: [NodeBody] = []
     /// Compressed prerequisite lists: node `i`'s are `prerequisites[prerequisiteEnds[i - 1] ..< prerequisiteEnds[i]]`.
     var prerequisiteEnds: [Int32] = []
     var prerequisites: [Int32] = []
@@ -30,7 +38,7 @@ struct GraphStorage: Sendable {
 
     /// Whether the node `index` of lineage `graph` is one of these nodes.
     func owns(graph: UInt64, index: Int) -> Bool {
-        guard index >= 0, index < bodies.count else { return false }
+        guard index >= 0, index < bodySlots.count else { return false }
         if graph == lineageID { return true }
         return lineage.contains { $0.id == graph && index < $0.end }
     }
@@ -39,24 +47,39 @@ struct GraphStorage: Sendable {
 
     /// Adds a node after the nodes in `erasedPrerequisites`; returns its index.
     mutating func addNode(_ body: consuming NodeBody, erasedPrerequisites: [any GraphNode]) -> Int {
-        let index = beginNode()
+        addPrerequisites(erasedPrerequisites, to: beginNode())
+        return endNode(body)
+    }
+
+    private mutating func addPrerequisites(_ erasedPrerequisites: [any GraphNode], to index: Int) {
         erasedPrerequisites.withUnsafeBufferPointer { prerequisites in
             for position in prerequisites.indices {
                 let (graph, node) = identity(of: prerequisites, at: position)
                 addPrerequisite(graph: graph, index: node, to: index)
             }
         }
-        return endNode(body)
+    }
+
+    /// Adds a node for a sync action known now, after the nodes in `erasedPrerequisites`; returns its
+    /// index. Kept apart from `addNode(_:erasedPrerequisites:)` so that the action goes straight into
+    /// `actions` instead of through a `NodeBody`.
+    mutating func addNode<A: Action>(action: A, erasedPrerequisites: [any GraphNode]) -> Int {
+        addPrerequisites(erasedPrerequisites, to: beginNode())
+        let index = bodySlots.count
+        bodySlots.append(BodySlot.action(actions.count))
+        actions.append(action)
+        prerequisiteEnds.append(Int32(truncatingIfNeeded: prerequisites.count))
+        return index
     }
 
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.
     mutating func beginNode() -> Int {
         if !isKnownUniquelyReferenced(&identity) {
             identity = GraphIdentity()
-            lineage[lineage.count - 1].end = bodies.count
+            lineage[lineage.count - 1].end = bodySlots.count
             lineage.append((GraphIdentifiers.next(), Int.max))
         }
-        return bodies.count
+        return bodySlots.count
     }
 
     /// Adds an edge, or records a problem when the prerequisite is not one of these nodes.
@@ -72,8 +95,15 @@ struct GraphStorage: Sendable {
 
     /// Ends the node that `beginNode` started; returns its index.
     mutating func endNode(_ body: consuming NodeBody) -> Int {
-        let index = bodies.count
-        bodies.append(body)
+        let index = bodySlots.count
+        switch consume body {
+        case .action(let action):
+            bodySlots.append(BodySlot.action(actions.count))
+            actions.append(action)
+        case let work:
+            bodySlots.append(BodySlot.work(works.count, isSync: work.isSync))
+            works.append(work)
+        }
         prerequisiteEnds.append(Int32(truncatingIfNeeded: prerequisites.count))
         return index
     }
@@ -127,6 +157,16 @@ struct GraphStorage: Sendable {
 
     // MARK: Reading
 
+    /// The number of nodes.
+    var count: Int { bodySlots.count }
+
+    /// What node `index` does.
+    @inline(__always)
+    func body(at index: Int) -> NodeBody {
+        let slot = bodySlots[index]
+        return BodySlot.isAction(slot) ? .action(actions[BodySlot.index(slot)]) : works[BodySlot.index(slot)]
+    }
+
     /// The prerequisites of node `index`.
     func prerequisites(of index: Int) -> ArraySlice<Int32> {
         let start = index == 0 ? 0 : Int(prerequisiteEnds[index - 1])
@@ -136,9 +176,30 @@ struct GraphStorage: Sendable {
     /// A node's name for people: its label, or its action type's name.
     func label(of index: Int) -> String {
         if let label = settings[index]?.label { return label }
-        return bodies[index].defaultLabel
+        return body(at: index).defaultLabel
     }
 }
 
 /// Shared by copies of a graph until one of them adds a node.
 private final class GraphIdentity: Sendable {}
+
+/// How `GraphStorage.bodySlots` says where a node's body is, in one `Int32`: an index into `actions`
+/// (`>= 0`), or the complement of an index into `works` shifted left once, with the low bit telling
+/// whether that work is sync. So a run learns which nodes are sync without reading a single body.
+enum BodySlot {
+    @inline(__always)
+    static func action(_ index: Int) -> Int32 { Int32(truncatingIfNeeded: index) }
+
+    @inline(__always)
+    static func work(_ index: Int, isSync: Bool) -> Int32 { ~Int32(truncatingIfNeeded: index << 1 | (isSync ? 1 : 0)) }
+
+    @inline(__always)
+    static func isAction(_ slot: Int32) -> Bool { slot >= 0 }
+
+    @inline(__always)
+    static func isSync(_ slot: Int32) -> Bool { slot >= 0 || ~slot & 1 == 1 }
+
+    /// The index into `actions` or `works`, whichever the slot points into.
+    @inline(__always)
+    static func index(_ slot: Int32) -> Int { slot >= 0 ? Int(slot) : Int(~slot >> 1) }
+}

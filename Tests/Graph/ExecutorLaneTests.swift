@@ -40,6 +40,33 @@ extension GraphStories {
             subscription.cancel()
         }
 
+        @Test("sync actions known at build time and sync actions built from responses keep insertion order in one batch")
+        func builtAndKnownActionsShareTheBatchInOrder() async {
+            // The store keeps the two kinds of sync node in different places; the order they reach
+            // the reducer in must not show it.
+            let probe = Probe()
+            var graph = Graph()
+            let amount = graph.run(call("Amount", probe, answering: 5))
+            var expected: [String] = []
+            for index in 0..<200 {
+                if index % 3 == 0 {
+                    graph.send(after: amount) { amount in Add(amount + index) }
+                    expected.append("Add(\(5 + index))")
+                } else {
+                    graph.send(Note("known \(index)"), after: amount)
+                    expected.append("known \(index)")
+                }
+            }
+            for store in [Store(initialState: AppState(), reducer: reducer), makeStore(probe: probe)] {
+                let report = await store.dispatch(graph).wait()
+                #expect(report.count(of: .succeeded) == 201)
+                #expect(store.state.applied == expected)
+                #expect(report.dropFirst().allSatisfy { $0.kind == .sync })
+                #expect(report.first?.kind == .async)
+                #expect(report[1].label == "Add" && report[2].label == "Note")
+            }
+        }
+
         @Test("every sync node of a batch reports a start and an end that bound its application, in order")
         func batchTimesBoundEachNode() async {
             let width = 300

@@ -171,7 +171,7 @@ struct GraphShape: Sendable {
 
     init<State>(_ graph: ActionGraph<State>) {
         label = { graph.label(of: $0) }
-        kind = { graph.bodies[$0].kind }
+        kind = { graph.storage.body(at: $0).kind }
         prerequisites = { graph.prerequisites(of: $0).map(Int.init) }
     }
 }

@@ -23,7 +23,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     let core: StoreCore<State>
     let graph: ActionGraph<State>
     /// The graph's non-generic parts, read per node without the graph's generic metadata.
-    private let bodies: [NodeBody]
+    private let storage: GraphStorage
     private let settings: [Int: NodeSettings]
     /// Recursive, so that code the run calls while holding it (a reducer, in a batch of sync nodes)
     /// can still read the run instead of deadlocking.
@@ -46,10 +46,11 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     init(core: StoreCore<State>, graph: ActionGraph<State>) {
         self.core = core
         self.graph = graph
-        self.bodies = graph.bodies
+        self.storage = graph.storage
         self.settings = graph.settings
         self.machine = RunStateMachine(
-            bodies: graph.bodies, prerequisiteEnds: graph.prerequisiteEnds, prerequisites: graph.prerequisites,
+            bodySlots: graph.storage.bodySlots, prerequisiteEnds: graph.prerequisiteEnds,
+            prerequisites: graph.prerequisites,
             nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }))
         if machine.hasAsyncNodes {
             let responses = UnsafeMutablePointer<ResponseSlot>.allocate(capacity: graph.count)
@@ -194,28 +195,11 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         // already queued is the only reason to stop early, and it is known now.
         let limit = core.pending.isEmpty ? Self.batchSize : 1
         var effects = RunStateMachine.Effects()
-        var applied = 0
         // Every node of the batch starts when it starts and ends when it ends (`endBatch`).
         let start = now()
         let position = machine.readPosition
         core.isReducing = true
-        while applied < limit, let item = machine.popSync(now: start) {
-            applied += 1
-            if item >= 0 {
-                let node = Int(item)
-                switch bodies[node] {
-                case .action(let action): core.reducer.reduce(&core.state, action)
-                default: core.reducer.reduce(&core.state, syncAction(of: node))
-                }
-                machine.syncApplied(node, now: start, &effects)
-            } else {
-                let node = Int(~item)
-                if let fallback = settings[node]?.fallback, let error = machine.errors[node] {
-                    core.reducer.reduce(&core.state, fallback(error))
-                }
-                machine.fallbackApplied(&effects)
-            }
-        }
+        reduceBatch(storage.actions, limit: limit, now: start, &effects)
         core.isReducing = false
         core.stateLock.unlock()
         machine.endBatch(since: position, at: now())
@@ -225,6 +209,33 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         for waiter in waiters { waiter.resume() }
         perform(effects)
         return more
+    }
+
+    /// Pops and applies up to `limit` items; the body of `applyBatch`. `actions` comes in as an
+    /// argument because the reducer can then read an action where it is stored: from the stored
+    /// property, the compiler copies it out first. Not inlined, which would bring the copy back.
+    @inline(never)
+    private func reduceBatch(_ actions: [any Action], limit: Int, now: Int64, _ effects: inout RunStateMachine.Effects) {
+        var applied = 0
+        while applied < limit, let item = machine.popSync(now: now) {
+            applied += 1
+            if item >= 0 {
+                let node = Int(item)
+                let slot = storage.bodySlots[node]
+                if BodySlot.isAction(slot) {
+                    core.reducer.reduce(&core.state, actions[Int(slot)])
+                } else {
+                    core.reducer.reduce(&core.state, syncAction(of: node))
+                }
+                machine.syncApplied(node, now: now, &effects)
+            } else {
+                let node = Int(~item)
+                if let fallback = settings[node]?.fallback, let error = machine.errors[node] {
+                    core.reducer.reduce(&core.state, fallback(error))
+                }
+                machine.fallbackApplied(&effects)
+            }
+        }
     }
 
     /// The lane for a store with middleware or subscribers: each item goes through the whole pipeline
@@ -262,9 +273,9 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     }
 
     private func syncAction(of node: Int) -> any Action {
-        switch bodies[node] {
-        case .action(let action): action
-        case .makeAction(let make, _): make(NodeInputs(slots: responses))
+        switch storage.body(at: node) {
+        case .action(let action): return action
+        case .makeAction(let make, _): return make(NodeInputs(slots: responses))
         case .async, .delay, .join: preconditionFailure("OresRedux: node #\(node) is not a sync node")
         }
     }
@@ -278,7 +289,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         let task = Task { await self.runWorker(from: first) }
         let tasks = more.map { node in Task { await self.runWorker(from: node) } }
         let cancelNow = lock.withLock {
-            if workers.isEmpty { workers = Array(repeating: .idle, count: bodies.count) }
+            if workers.isEmpty { workers = Array(repeating: .idle, count: storage.count) }
             recordLocked(task, for: first)
             for (node, task) in zip(more, tasks) { recordLocked(task, for: node) }
             return machine.isCancelled
@@ -367,13 +378,13 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     /// Forgets a worker that ends (under the lock).
     private func endWorkerLocked(_ worker: Int) {
         if machine.isCancelled { return }     // `cancel()` took every task already
-        if workers.isEmpty { workers = Array(repeating: .idle, count: bodies.count) }
+        if workers.isEmpty { workers = Array(repeating: .idle, count: storage.count) }
         if case .running = workers[worker] { workers[worker] = .idle } else { workers[worker] = .ended }
     }
 
     /// One attempt of an async, delay or join node, run right here.
     private func attempt(_ node: Int) async throws -> ResponseSlot {
-        switch bodies[node] {
+        switch storage.body(at: node) {
         case .async(let start, _):
             return try await start(NodeInputs(slots: responses), core).attempt()
         case .delay(let duration):
@@ -390,7 +401,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     private func attemptWithSettings(_ node: Int) async -> (Result<ResponseSlot, any Error>, attempts: Int) {
         let settings = settings[node]
         let operation: @Sendable () async throws -> ResponseSlot
-        switch bodies[node] {
+        switch storage.body(at: node) {
         case .async(let start, _):
             operation = start(NodeInputs(slots: responses), core).attempt
         case .delay(let duration):

@@ -71,8 +71,8 @@ struct RunStateMachine {
     private(set) var isCancelled = false
     private(set) var isFinished = false
 
-    init(bodies: [NodeBody], prerequisiteEnds: [Int32], prerequisites: [Int32], nodesWithFallback: Set<Int>) {
-        let count = bodies.count
+    init(bodySlots: [Int32], prerequisiteEnds: [Int32], prerequisites: [Int32], nodesWithFallback: Set<Int>) {
+        let count = bodySlots.count
         self.count = count
         self.nodesWithFallback = nodesWithFallback
         let nodes = UnsafeMutableBufferPointer<NodeState>.allocate(capacity: count)
@@ -80,7 +80,7 @@ struct RunStateMachine {
         dependentStarts.initialize(repeating: 0)
         let dependents = UnsafeMutableBufferPointer<Int32>.allocate(capacity: prerequisites.count)
         var hasAsyncNodes = false
-        bodies.withUnsafeBufferPointer { bodies in
+        bodySlots.withUnsafeBufferPointer { slots in
             prerequisiteEnds.withUnsafeBufferPointer { ends in
                 prerequisites.withUnsafeBufferPointer { prerequisites in
                     // Count each node's dependents one slot ahead, so that the prefix sum leaves
@@ -89,7 +89,7 @@ struct RunStateMachine {
                     var first = 0
                     for node in 0..<count {
                         let end = Int(ends[node])
-                        let isSync = bodies[node].isSync
+                        let isSync = BodySlot.isSync(slots[node])
                         if !isSync { hasAsyncNodes = true }
                         (nodes.baseAddress! + node).initialize(to: NodeState(isSync: isSync, remaining: Int32(end - first)))
                         for edge in first..<end { dependentStarts[Int(prerequisites[edge]) + 2] += 1 }
