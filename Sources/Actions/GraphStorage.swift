@@ -53,11 +53,46 @@ struct GraphStorage: Sendable {
 
     private mutating func addPrerequisites(_ erasedPrerequisites: [any GraphNode], to index: Int) {
         erasedPrerequisites.withUnsafeBufferPointer { prerequisites in
+            if !prerequisites.isEmpty, appendVerifiedNodesOfThisLineage(prerequisites) { return }
             for position in prerequisites.indices {
                 let (graph, node) = identity(of: prerequisites, at: position)
                 addPrerequisite(graph: graph, index: node, to: index)
             }
         }
+    }
+
+    /// The usual case, without a check and an append per edge: when every prerequisite is a node
+    /// added to this graph since its last copy, of a `Node<R>` type whose layout `identity(of:at:)`
+    /// verified, appends all their indices at once and returns `true`; otherwise adds nothing.
+    private mutating func appendVerifiedNodesOfThisLineage(_ prerequisites: UnsafeBufferPointer<any GraphNode>) -> Bool {
+        let base = UnsafeRawPointer(prerequisites.baseAddress!)
+        let lineage = lineageID
+        let count = bodySlots.count
+        if prerequisites.count == 1 {
+            let (graph, index, metadata) = Self.inlineIdentity(base, at: 0)
+            guard graph == lineage, index >= 0, index < count, nodeTypes.contains(metadata) else { return false }
+            self.prerequisites.append(Int32(truncatingIfNeeded: index))
+            return true
+        }
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: prerequisites.count) { indices in
+            for position in prerequisites.indices {
+                let (graph, index, metadata) = Self.inlineIdentity(base, at: position)
+                guard graph == lineage, index >= 0, index < count, nodeTypes.contains(metadata) else { return false }
+                indices[position] = Int32(truncatingIfNeeded: index)
+            }
+            self.prerequisites.append(contentsOf: indices)
+            return true
+        }
+    }
+
+    /// The two fields of a `Node<R>` and the type metadata pointer, read straight from the
+    /// existential container at `position` (see `identity(of:at:)`, which says when that is valid).
+    @inline(__always)
+    private static func inlineIdentity(_ base: UnsafeRawPointer, at position: Int) -> (graph: UInt64, index: Int, metadata: UInt) {
+        let container = base + position * MemoryLayout<any GraphNode>.stride
+        return (container.load(as: UInt64.self),
+                container.load(fromByteOffset: MemoryLayout<UInt64>.stride, as: Int.self),
+                container.load(fromByteOffset: 3 * MemoryLayout<Int>.stride, as: UInt.self))
     }
 
     /// Adds a node for a sync action known now, after the nodes in `erasedPrerequisites`; returns its
@@ -119,10 +154,8 @@ struct GraphStorage: Sendable {
     /// path, so a layout that differed would only cost speed.
     private mutating func identity(of prerequisites: UnsafeBufferPointer<any GraphNode>,
                                    at position: Int) -> (graph: UInt64, index: Int) {
-        let container = UnsafeRawPointer(prerequisites.baseAddress! + position)
-        let metadata = container.load(fromByteOffset: 3 * MemoryLayout<Int>.stride, as: UInt.self)
-        let inline = (graph: container.load(as: UInt64.self),
-                      index: container.load(fromByteOffset: MemoryLayout<UInt64>.stride, as: Int.self))
+        let (graph, index, metadata) = Self.inlineIdentity(UnsafeRawPointer(prerequisites.baseAddress!), at: position)
+        let inline = (graph: graph, index: index)
         if nodeTypes.contains(metadata) { return inline }
         let prerequisite = prerequisites[position]
         guard let reference = prerequisite as? any NodeReference else {

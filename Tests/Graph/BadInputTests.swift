@@ -115,6 +115,30 @@ extension GraphStories {
             #expect(store.state.applied == ["shared", "original only", "shared", "copy only"])
         }
 
+        @Test("a prerequisite list may mix nodes from before and after a copy; a foreign node anywhere in a list is caught")
+        func prerequisiteListsAcrossACopy() async {
+            // Lists of nodes of this graph take a faster path than lists with anything else in them;
+            // both must give the same graph.
+            let store = Store(initialState: AppState(), reducer: reducer)
+            var original = Graph()
+            let before = original.send(Note("before"))
+            let copy = original
+            let after = original.send(Note("after"), after: before)
+            let both = original.send(Note("both"), after: [before, after, before])
+            var other = Graph()
+            let stranger = other.send(Note("stranger"))
+            let confused = original.send(Note("confused"), after: [after, after, stranger, before])
+            let fine = original.send(Note("fine"), after: [after, both])
+
+            #expect(original.problems == [.foreignNode(index: stranger.index)])
+            let report = await store.dispatch(original).wait()
+            #expect(report[both].prerequisites == [0, 1, 0])
+            #expect(report[fine].prerequisites == [1, 2])
+            #expect(report[confused].error as? GraphError == .foreignNode(index: stranger.index))
+            #expect(store.state.applied == ["before", "after", "both", "fine"])
+            #expect(copy.count == 1)
+        }
+
         @Test("the original adding first after a copy is just as separate from the copy")
         func originalMutatingFirstAlsoSeparates() {
             let probe = Probe()
