@@ -49,15 +49,23 @@ public struct ActionGraph<State: Sendable>: Sendable {
 
     /// Adds a sync action that reaches the reducer once all `prerequisites` succeeded.
     /// - Returns: the node; its response is `Void`.
-    @discardableResult
+    @discardableResult @inlinable
     public mutating func send(_ action: some Action, after prerequisites: any GraphNode...) -> Node<Void> {
-        send(action, after: prerequisites)
+        send(erasedAction: action, after: prerequisites)
     }
 
     /// Adds a sync action that reaches the reducer once all `prerequisites` succeeded; the array form,
     /// for graphs built in a loop.
-    @discardableResult
+    @discardableResult @inlinable
     public mutating func send(_ action: some Action, after prerequisites: [any GraphNode]) -> Node<Void> {
+        // Inlined so that the caller, which knows the action's type, boxes it: code generic over
+        // the type would go through its value witnesses and an unspecialised append.
+        send(erasedAction: action, after: prerequisites)
+    }
+
+    /// The array form's work, once the caller has boxed the action.
+    @usableFromInline
+    mutating func send(erasedAction action: consuming any Action, after prerequisites: [any GraphNode]) -> Node<Void> {
         let index = storage.addNode(action: action, erasedPrerequisites: prerequisites)
         return Node(graph: storage.lineageID, index: index)     // the lineage adding may have started
     }

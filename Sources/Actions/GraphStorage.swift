@@ -98,7 +98,7 @@ struct GraphStorage: Sendable {
     /// Adds a node for a sync action known now, after the nodes in `erasedPrerequisites`; returns its
     /// index. Kept apart from `addNode(_:erasedPrerequisites:)` so that the action goes straight into
     /// `actions` instead of through a `NodeBody`.
-    mutating func addNode<A: Action>(action: A, erasedPrerequisites: [any GraphNode]) -> Int {
+    mutating func addNode(action: consuming any Action, erasedPrerequisites: [any GraphNode]) -> Int {
         addPrerequisites(erasedPrerequisites, to: beginNode())
         let index = bodySlots.count
         bodySlots.append(BodySlot.action(actions.count))
