@@ -29,8 +29,6 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Every bad input seen while building, in order.
     public var problems: [GraphError] { storage.problems }
 
-    var prerequisiteEnds: [Int32] { storage.prerequisiteEnds }
-    var prerequisites: [Int32] { storage.prerequisites }
     var settings: [Int: NodeSettings] { storage.settings }
     var nodeProblems: [Int: GraphError] { storage.nodeProblems }
 

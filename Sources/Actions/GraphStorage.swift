@@ -4,9 +4,8 @@
 /// Not generic over the state, unlike the graph: code that adds an edge or reads a body needs no
 /// generic metadata, which unspecialised code would look up at several hundred instructions a time.
 struct GraphStorage: Sendable {
-    /// Where each node's body is: `actions[n]` for `n >= 0`; for `n < 0`, `works[~n >> 1]`, with
-    /// the low bit of `~n` set when that work is sync (see `BodySlot`).
-    private(set) var bodySlots: [Int32] = []
+    /// Each node's body slot and prerequisite end, by index (see ``StoredNode``).
+    private(set) var nodes: [StoredNode] = []
     /// The sync actions known when the graph was built, kept apart as plain existentials so that a
     /// run can hand one to the reducer where it is stored. From an enum, binding the action would
     /// first copy the whole body (projecting the payload of an address-only enum consumes it), and
@@ -14,9 +13,8 @@ struct GraphStorage: Sendable {
     private(set) var actions: [any Action] = []
     /// Every other body: `.makeAction`, `.async`, `.delay` and `.join`.
     private(set) var works: [NodeBody] = []
-    /// Compressed prerequisite lists: node `i`'s are `prerequisites[prerequisiteEnds[i - 1] ..< prerequisiteEnds[i]]`.
-    var prerequisiteEnds: [Int32] = []
-    var prerequisites: [Int32] = []
+    /// Every node's prerequisites, one list after the other (see ``StoredNode/prerequisiteEnd``).
+    private(set) var prerequisites: [Int32] = []
     /// Timeouts, retries, fallbacks and labels, for the few nodes that have them.
     var settings: [Int: NodeSettings] = [:]
     /// Nodes that cannot run because they were given bad input, and why.
@@ -38,7 +36,7 @@ struct GraphStorage: Sendable {
 
     /// Whether the node `index` of lineage `graph` is one of these nodes.
     func owns(graph: UInt64, index: Int) -> Bool {
-        guard index >= 0, index < bodySlots.count else { return false }
+        guard index >= 0, index < nodes.count else { return false }
         if graph == lineageID { return true }
         return lineage.contains { $0.id == graph && index < $0.end }
     }
@@ -67,7 +65,7 @@ struct GraphStorage: Sendable {
     private mutating func appendVerifiedNodesOfThisLineage(_ prerequisites: UnsafeBufferPointer<any GraphNode>) -> Bool {
         let base = UnsafeRawPointer(prerequisites.baseAddress!)
         let lineage = lineageID
-        let count = bodySlots.count
+        let count = nodes.count
         if prerequisites.count == 1 {
             let (graph, index, metadata) = Self.inlineIdentity(base, at: 0)
             guard graph == lineage, index >= 0, index < count, nodeTypes.contains(metadata) else { return false }
@@ -100,10 +98,9 @@ struct GraphStorage: Sendable {
     /// `actions` instead of through a `NodeBody`.
     mutating func addNode(action: consuming any Action, erasedPrerequisites: [any GraphNode]) -> Int {
         addPrerequisites(erasedPrerequisites, to: beginNode())
-        let index = bodySlots.count
-        bodySlots.append(BodySlot.action(actions.count))
+        let index = nodes.count
+        nodes.append(StoredNode(bodySlot: BodySlot.action(actions.count), prerequisiteEnd: prerequisites.count))
         actions.append(action)
-        prerequisiteEnds.append(Int32(truncatingIfNeeded: prerequisites.count))
         return index
     }
 
@@ -111,10 +108,10 @@ struct GraphStorage: Sendable {
     mutating func beginNode() -> Int {
         if !isKnownUniquelyReferenced(&identity) {
             identity = GraphIdentity()
-            lineage[lineage.count - 1].end = bodySlots.count
+            lineage[lineage.count - 1].end = nodes.count
             lineage.append((GraphIdentifiers.next(), Int.max))
         }
-        return bodySlots.count
+        return nodes.count
     }
 
     /// Adds an edge, or records a problem when the prerequisite is not one of these nodes.
@@ -130,16 +127,16 @@ struct GraphStorage: Sendable {
 
     /// Ends the node that `beginNode` started; returns its index.
     mutating func endNode(_ body: consuming NodeBody) -> Int {
-        let index = bodySlots.count
+        let index = nodes.count
         switch consume body {
         case .action(let action):
-            bodySlots.append(BodySlot.action(actions.count))
+            nodes.append(StoredNode(bodySlot: BodySlot.action(actions.count), prerequisiteEnd: prerequisites.count))
             actions.append(action)
         case let work:
-            bodySlots.append(BodySlot.work(works.count, isSync: work.isSync))
+            nodes.append(StoredNode(bodySlot: BodySlot.work(works.count, isSync: work.isSync),
+                                    prerequisiteEnd: prerequisites.count))
             works.append(work)
         }
-        prerequisiteEnds.append(Int32(truncatingIfNeeded: prerequisites.count))
         return index
     }
 
@@ -191,19 +188,19 @@ struct GraphStorage: Sendable {
     // MARK: Reading
 
     /// The number of nodes.
-    var count: Int { bodySlots.count }
+    var count: Int { nodes.count }
 
     /// What node `index` does.
     @inline(__always)
     func body(at index: Int) -> NodeBody {
-        let slot = bodySlots[index]
+        let slot = nodes[index].bodySlot
         return BodySlot.isAction(slot) ? .action(actions[BodySlot.index(slot)]) : works[BodySlot.index(slot)]
     }
 
     /// The prerequisites of node `index`.
     func prerequisites(of index: Int) -> ArraySlice<Int32> {
-        let start = index == 0 ? 0 : Int(prerequisiteEnds[index - 1])
-        return prerequisites[start..<Int(prerequisiteEnds[index])]
+        let start = index == 0 ? 0 : Int(nodes[index - 1].prerequisiteEnd)
+        return prerequisites[start..<Int(nodes[index].prerequisiteEnd)]
     }
 
     /// A node's name for people: its label, or its action type's name.
@@ -216,7 +213,22 @@ struct GraphStorage: Sendable {
 /// Shared by copies of a graph until one of them adds a node.
 private final class GraphIdentity: Sendable {}
 
-/// How `GraphStorage.bodySlots` says where a node's body is, in one `Int32`: an index into `actions`
+/// One node as a graph stores it: two numbers, so that adding a node appends to one array here.
+struct StoredNode: Sendable {
+    /// Where the node's body is (see ``BodySlot``).
+    let bodySlot: Int32
+    /// Where the node's prerequisite list ends in `GraphStorage.prerequisites`; it starts where the
+    /// previous node's ends (at 0 for the first node).
+    let prerequisiteEnd: Int32
+
+    @inline(__always)
+    init(bodySlot: Int32, prerequisiteEnd: Int) {
+        self.bodySlot = bodySlot
+        self.prerequisiteEnd = Int32(truncatingIfNeeded: prerequisiteEnd)
+    }
+}
+
+/// How ``StoredNode/bodySlot`` says where a node's body is, in one `Int32`: an index into `actions`
 /// (`>= 0`), or the complement of an index into `works` shifted left once, with the low bit telling
 /// whether that work is sync. So a run learns which nodes are sync without reading a single body.
 enum BodySlot {

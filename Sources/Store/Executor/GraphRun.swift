@@ -49,8 +49,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
         self.storage = graph.storage
         self.settings = graph.settings
         self.machine = RunStateMachine(
-            bodySlots: graph.storage.bodySlots, prerequisiteEnds: graph.prerequisiteEnds,
-            prerequisites: graph.prerequisites,
+            nodes: graph.storage.nodes, prerequisites: graph.storage.prerequisites,
             nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }))
         if machine.hasAsyncNodes {
             let responses = UnsafeMutablePointer<ResponseSlot>.allocate(capacity: graph.count)
@@ -221,7 +220,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
             applied += 1
             if item >= 0 {
                 let node = Int(item)
-                let slot = storage.bodySlots[node]
+                let slot = storage.nodes[node].bodySlot
                 if BodySlot.isAction(slot) {
                     core.reducer.reduce(&core.state, actions[Int(slot)])
                 } else {

@@ -71,8 +71,8 @@ struct RunStateMachine {
     private(set) var isCancelled = false
     private(set) var isFinished = false
 
-    init(bodySlots: [Int32], prerequisiteEnds: [Int32], prerequisites: [Int32], nodesWithFallback: Set<Int>) {
-        let count = bodySlots.count
+    init(nodes stored: [StoredNode], prerequisites: [Int32], nodesWithFallback: Set<Int>) {
+        let count = stored.count
         self.count = count
         self.nodesWithFallback = nodesWithFallback
         let nodes = UnsafeMutableBufferPointer<NodeState>.allocate(capacity: count)
@@ -80,32 +80,30 @@ struct RunStateMachine {
         dependentStarts.initialize(repeating: 0)
         let dependents = UnsafeMutableBufferPointer<Int32>.allocate(capacity: prerequisites.count)
         var hasAsyncNodes = false
-        bodySlots.withUnsafeBufferPointer { slots in
-            prerequisiteEnds.withUnsafeBufferPointer { ends in
-                prerequisites.withUnsafeBufferPointer { prerequisites in
-                    // Count each node's dependents one slot ahead, so that the prefix sum leaves
-                    // `dependentStarts[p + 1]` at p's first slot: the cursor of the fill below, which
-                    // then moves it on to p's end, that is, to `dependentStarts[p + 1]` proper.
-                    var first = 0
-                    for node in 0..<count {
-                        let end = Int(ends[node])
-                        let isSync = BodySlot.isSync(slots[node])
-                        if !isSync { hasAsyncNodes = true }
-                        (nodes.baseAddress! + node).initialize(to: NodeState(isSync: isSync, remaining: Int32(end - first)))
-                        for edge in first..<end { dependentStarts[Int(prerequisites[edge]) + 2] += 1 }
-                        first = end
+        stored.withUnsafeBufferPointer { stored in
+            prerequisites.withUnsafeBufferPointer { prerequisites in
+                // Count each node's dependents one slot ahead, so that the prefix sum leaves
+                // `dependentStarts[p + 1]` at p's first slot: the cursor of the fill below, which
+                // then moves it on to p's end, that is, to `dependentStarts[p + 1]` proper.
+                var first = 0
+                for node in 0..<count {
+                    let end = Int(stored[node].prerequisiteEnd)
+                    let isSync = BodySlot.isSync(stored[node].bodySlot)
+                    if !isSync { hasAsyncNodes = true }
+                    (nodes.baseAddress! + node).initialize(to: NodeState(isSync: isSync, remaining: Int32(end - first)))
+                    for edge in first..<end { dependentStarts[Int(prerequisites[edge]) + 2] += 1 }
+                    first = end
+                }
+                for index in 2..<(count + 2) { dependentStarts[index] += dependentStarts[index - 1] }
+                first = 0
+                for node in 0..<count {
+                    let end = Int(stored[node].prerequisiteEnd)
+                    for edge in first..<end {
+                        let cursor = Int(prerequisites[edge]) + 1
+                        dependents[Int(dependentStarts[cursor])] = Int32(truncatingIfNeeded: node)
+                        dependentStarts[cursor] += 1
                     }
-                    for index in 2..<(count + 2) { dependentStarts[index] += dependentStarts[index - 1] }
-                    first = 0
-                    for node in 0..<count {
-                        let end = Int(ends[node])
-                        for edge in first..<end {
-                            let cursor = Int(prerequisites[edge]) + 1
-                            dependents[Int(dependentStarts[cursor])] = Int32(truncatingIfNeeded: node)
-                            dependentStarts[cursor] += 1
-                        }
-                        first = end
-                    }
+                    first = end
                 }
             }
         }
