@@ -336,6 +336,26 @@ extension GraphStories {
             #expect(report.count(of: .failed) == 1)
             #expect(report.count(of: .skipped) == 0)
             #expect(report.count(of: .cancelled) == 0)
+            // The report read midway is a snapshot: the run went on without it.
+            #expect(midway[slow].outcome == nil)
+            #expect(midway.count(of: .succeeded) == 1)
+        }
+
+        @Test("a finished run's report outlives its run and its store, and later reports agree with it")
+        func reportOutlivesItsRun() async {
+            func finishedReport() async -> (GraphReport, GraphReport) {
+                var graph = Graph()
+                let root = graph.send(Note("root"))
+                for index in 0..<1_000 { graph.send(Add(index), after: root) }
+                let run = Store(initialState: AppState(), reducer: reducer).dispatch(graph)
+                let report = await run.wait()
+                return (report, run.report)
+            }
+            let (report, later) = await finishedReport()
+            #expect(report.count == 1_001)
+            #expect(report.count(of: .succeeded) == 1_001)
+            #expect(report.allSatisfy { $0.outcome == .succeeded && $0.start != nil && $0.end != nil })
+            #expect(zip(report, later).allSatisfy { $0.start == $1.start && $0.end == $1.end })
         }
     }
 }

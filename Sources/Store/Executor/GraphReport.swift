@@ -45,12 +45,12 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     }
 
     let graph: GraphShape
-    let nodes: [RunStateMachine.NodeState]
+    let nodes: NodeStates
     let errors: [Int: any Error]
     let retriedAttempts: [Int: Int]
     let finishedAt: Int64?
 
-    init<State>(graph: ActionGraph<State>, nodes: [RunStateMachine.NodeState],
+    init<State>(graph: ActionGraph<State>, nodes: NodeStates,
                 errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Int64?) {
         self.graph = GraphShape(graph)
         self.nodes = nodes

@@ -154,7 +154,7 @@ public final class GraphRun<State: Sendable>: ReadySyncWork, @unchecked Sendable
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
         lock.withLock {
-            let nodes = machine.nodeStates
+            let nodes = machine.reportStates
             return GraphReport(graph: graph, nodes: nodes, errors: machine.errors,
                                retriedAttempts: machine.retriedAttempts,
                                finishedAt: machine.isFinished ? nodes.reduce(0) { Swift.max($0, $1.end) } : nil)

@@ -50,6 +50,8 @@ struct RunStateMachine {
     let count: Int
     /// Whether any node is async, a delay or a join (and so may store a response).
     let hasAsyncNodes: Bool
+    /// Every node's bookkeeping; `nodes` is its buffer, kept here for the hot paths.
+    private let states: NodeStates
     private let nodes: UnsafeMutableBufferPointer<NodeState>
     /// Reverse edges, compressed: node `i`'s dependents are
     /// `dependents[dependentStarts[i] ..< dependentStarts[i + 1]]`, in the order they were added.
@@ -75,7 +77,8 @@ struct RunStateMachine {
         let count = stored.count
         self.count = count
         self.nodesWithFallback = nodesWithFallback
-        let nodes = UnsafeMutableBufferPointer<NodeState>.allocate(capacity: count)
+        let states = NodeStates(count: count)
+        let nodes = states.buffer
         let dependentStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: count + 2)
         dependentStarts.initialize(repeating: 0)
         let dependents = UnsafeMutableBufferPointer<Int32>.allocate(capacity: prerequisites.count)
@@ -108,6 +111,7 @@ struct RunStateMachine {
             }
         }
         self.hasAsyncNodes = hasAsyncNodes
+        self.states = states
         self.nodes = nodes
         self.dependentStarts = dependentStarts
         self.dependents = dependents
@@ -115,8 +119,8 @@ struct RunStateMachine {
     }
 
     /// Frees the buffers; called once, by the run that owns this machine, when it is released.
+    /// (`states` frees itself, once no report shares it either.)
     func deallocate() {
-        nodes.deallocate()
         dependentStarts.deallocate()
         dependents.deallocate()
         readySync.deallocate()
@@ -125,8 +129,9 @@ struct RunStateMachine {
     @inline(__always)
     func status(of node: Int) -> Status { nodes[node].status }
 
-    /// Every node's bookkeeping, copied for a report.
-    var nodeStates: [NodeState] { Array(nodes) }
+    /// Every node's bookkeeping, for a report: shared once the run has finished, since nothing
+    /// changes it after that; copied before.
+    var reportStates: NodeStates { isFinished ? states : NodeStates(copying: states) }
 
     /// Whether sync work is waiting for the pipeline.
     var hasReadySync: Bool { readyHead < readyTail }
