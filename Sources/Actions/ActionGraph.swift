@@ -20,6 +20,9 @@
 ///
 /// A graph is a value: build it once and dispatch it as often as needed; each dispatch is a new
 /// ``GraphRun``. Copies share the nodes added before the copy was made.
+///
+/// A graph holds up to 2^31 - 1 sync actions and 2^30 other nodes, with up to 2^31 - 1 prerequisites
+/// in all; adding past that stops with a precondition message.
 public struct ActionGraph<State: Sendable>: Sendable {
     /// Everything the graph holds. Not generic: building and running a graph reads and writes it
     /// without this type's generic metadata (a lookup of several hundred instructions in

@@ -98,10 +98,7 @@ struct GraphStorage: Sendable {
     /// `actions` instead of through a `NodeBody`.
     mutating func addNode(action: consuming any Action, erasedPrerequisites: [any GraphNode]) -> Int {
         addPrerequisites(erasedPrerequisites, to: beginNode())
-        let index = nodes.count
-        nodes.append(StoredNode(bodySlot: BodySlot.action(actions.count), prerequisiteEnd: prerequisites.count))
-        actions.append(action)
-        return index
+        return endNode(action: action)
     }
 
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.
@@ -127,16 +124,24 @@ struct GraphStorage: Sendable {
 
     /// Ends the node that `beginNode` started; returns its index.
     mutating func endNode(_ body: consuming NodeBody) -> Int {
-        let index = nodes.count
         switch consume body {
         case .action(let action):
-            nodes.append(StoredNode(bodySlot: BodySlot.action(actions.count), prerequisiteEnd: prerequisites.count))
-            actions.append(action)
+            return endNode(action: action)
         case let work:
+            let index = nodes.count
             nodes.append(StoredNode(bodySlot: BodySlot.work(works.count, isSync: work.isSync),
                                     prerequisiteEnd: prerequisites.count))
             works.append(work)
+            return index
         }
+    }
+
+    /// Ends the node that `beginNode` started with a sync action known now; returns its index.
+    @inline(__always)
+    private mutating func endNode(action: consuming any Action) -> Int {
+        let index = nodes.count
+        nodes.append(StoredNode(bodySlot: BodySlot.action(actions.count), prerequisiteEnd: prerequisites.count))
+        actions.append(action)
         return index
     }
 
@@ -223,6 +228,7 @@ struct StoredNode: Sendable {
 
     @inline(__always)
     init(bodySlot: Int32, prerequisiteEnd: Int) {
+        precondition(prerequisiteEnd <= Int(Int32.max), "OresRedux: a graph holds at most 2^31 - 1 prerequisites in all")
         self.bodySlot = bodySlot
         self.prerequisiteEnd = Int32(truncatingIfNeeded: prerequisiteEnd)
     }
@@ -233,10 +239,16 @@ struct StoredNode: Sendable {
 /// whether that work is sync. So a run learns which nodes are sync without reading a single body.
 enum BodySlot {
     @inline(__always)
-    static func action(_ index: Int) -> Int32 { Int32(truncatingIfNeeded: index) }
+    static func action(_ index: Int) -> Int32 {
+        precondition(index <= Int(Int32.max), "OresRedux: a graph holds at most 2^31 - 1 sync actions")
+        return Int32(truncatingIfNeeded: index)
+    }
 
     @inline(__always)
-    static func work(_ index: Int, isSync: Bool) -> Int32 { ~Int32(truncatingIfNeeded: index << 1 | (isSync ? 1 : 0)) }
+    static func work(_ index: Int, isSync: Bool) -> Int32 {
+        precondition(index < 1 << 30, "OresRedux: a graph holds at most 2^30 nodes other than sync actions")
+        return ~Int32(truncatingIfNeeded: index << 1 | (isSync ? 1 : 0))
+    }
 
     @inline(__always)
     static func isAction(_ slot: Int32) -> Bool { slot >= 0 }
