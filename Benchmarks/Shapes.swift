@@ -83,9 +83,11 @@ struct Shape: Sendable {
 
 // MARK: - Building the store's graph from a shape
 
-/// The graph a user would write: one `send` per node, prerequisites passed as an array.
+/// The graph a user would write: one `send` per node, prerequisites passed as an array, with room
+/// reserved first since the size is known (as every baseline does with what it builds).
 func buildSyncGraph(_ shape: Shape) -> ActionGraph<BenchState> {
     var graph = ActionGraph<BenchState>()
+    graph.reserveCapacity(nodes: shape.count, prerequisites: shape.edgeCount)
     var nodes: [Node<Void>] = []
     nodes.reserveCapacity(shape.count)
     var after: [any GraphNode] = []
@@ -101,6 +103,7 @@ func buildSyncGraph(_ shape: Shape) -> ActionGraph<BenchState> {
 /// The same graph with every node a trivial async action.
 func buildAsyncGraph(_ shape: Shape) -> ActionGraph<BenchState> {
     var graph = ActionGraph<BenchState>()
+    graph.reserveCapacity(nodes: shape.count, prerequisites: shape.edgeCount)
     var nodes: [Node<Int>] = []
     nodes.reserveCapacity(shape.count)
     var after: [any GraphNode] = []

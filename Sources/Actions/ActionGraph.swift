@@ -41,6 +41,18 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// The number of nodes.
     public var count: Int { storage.count }
 
+    /// Makes room for `nodes` nodes and `prerequisites` prerequisites in all (counting each node's
+    /// prerequisites), so that building a large graph up to that size allocates its storage once
+    /// instead of growing it step by step.
+    ///
+    /// Call it once, before adding the nodes: like `Array.reserveCapacity`, it grows the storage
+    /// to exactly what is asked, so calling it again and again with growing counts costs more than
+    /// it saves. Room for nodes that are never added stays allocated until the graph is released.
+    /// - Precondition: both counts are zero or more.
+    public mutating func reserveCapacity(nodes: Int, prerequisites: Int = 0) {
+        storage.reserveCapacity(nodes: nodes, prerequisites: prerequisites)
+    }
+
     /// Whether `node` was made by this graph (or by the graph it was copied from, before the copy).
     public func owns<R>(_ node: Node<R>) -> Bool {
         storage.owns(graph: node.graph, index: node.index)

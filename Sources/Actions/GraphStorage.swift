@@ -30,6 +30,9 @@ struct GraphStorage: Sendable {
     private var nodeTypes: [UInt] = []
     /// Async action types seen by `run`, and whether each is keyed (see `isKeyed(_:_:)`).
     private var asyncTypes: [(type: ObjectIdentifier, isKeyed: Bool)] = []
+    /// How many nodes `reserveCapacity` made room for. `actions` and `works` take their room the
+    /// first time each is appended to, since the mix of kinds is not known in advance.
+    private var reservedNodes = 0
 
     /// The lineage that nodes added now belong to.
     var lineageID: UInt64 { lineage[lineage.count - 1].id }
@@ -101,6 +104,17 @@ struct GraphStorage: Sendable {
         return endNode(action: action)
     }
 
+    /// Makes room for `nodeCount` nodes and `prerequisiteCount` prerequisites in all.
+    mutating func reserveCapacity(nodes nodeCount: Int, prerequisites prerequisiteCount: Int) {
+        precondition(nodeCount >= 0 && prerequisiteCount >= 0, "OresRedux: a capacity cannot be negative")
+        reservedNodes = Swift.max(reservedNodes, nodeCount)
+        let remaining = reservedNodes - nodes.count
+        nodes.reserveCapacity(reservedNodes)
+        if !actions.isEmpty { actions.reserveCapacity(actions.count + remaining) }
+        if !works.isEmpty { works.reserveCapacity(works.count + remaining) }
+        prerequisites.reserveCapacity(prerequisiteCount)
+    }
+
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.
     mutating func beginNode() -> Int {
         if !isKnownUniquelyReferenced(&identity) {
@@ -129,6 +143,7 @@ struct GraphStorage: Sendable {
             return endNode(action: action)
         case let work:
             let index = nodes.count
+            if works.isEmpty, reservedNodes > index { works.reserveCapacity(reservedNodes - index) }
             nodes.append(StoredNode(bodySlot: BodySlot.work(works.count, isSync: work.isSync),
                                     prerequisiteEnd: prerequisites.count))
             works.append(work)
@@ -140,6 +155,7 @@ struct GraphStorage: Sendable {
     @inline(__always)
     private mutating func endNode(action: consuming any Action) -> Int {
         let index = nodes.count
+        if actions.isEmpty, reservedNodes > index { actions.reserveCapacity(reservedNodes - index) }
         nodes.append(StoredNode(bodySlot: BodySlot.action(actions.count), prerequisiteEnd: prerequisites.count))
         actions.append(action)
         return index

@@ -122,6 +122,52 @@ extension GraphStories {
             #expect(store.state.total == 0)
         }
 
+        @Test("a graph built after reserveCapacity is the same graph, whenever the room is reserved and whatever the mix of nodes")
+        func reservingRoomChangesNothingButAllocation() async {
+            func build(reserving: (nodes: Int, prerequisites: Int)?, reserveAfter: Int) -> Graph {
+                var graph = Graph()
+                var previous: Node<Void>? = nil
+                for index in 0..<60 {
+                    if index == reserveAfter, let reserving {
+                        graph.reserveCapacity(nodes: reserving.nodes, prerequisites: reserving.prerequisites)
+                    }
+                    let after: [any GraphNode] = previous.map { [$0] } ?? []
+                    switch index % 3 {
+                    case 0: previous = graph.send(Add(index), after: after)
+                    case 1: previous = graph.delay(.zero, after: after)
+                    default:
+                        guard let last = previous else { continue }
+                        previous = graph.send(after: last) { (_: Void) in Add(index) }
+                    }
+                }
+                return graph
+            }
+            let plain = build(reserving: nil, reserveAfter: 0)
+            let variants = [
+                build(reserving: (60, 60), reserveAfter: 0),      // before anything
+                build(reserving: (60, 60), reserveAfter: 7),      // once both kinds exist
+                build(reserving: (10, 0), reserveAfter: 0),       // too little: grows as usual
+                build(reserving: (10_000, 10_000), reserveAfter: 3),  // far too much
+            ]
+            let store = Store(initialState: AppState(), reducer: reducer)
+            let expected = await store.dispatch(plain).wait()
+            for graph in variants {
+                #expect(graph.count == plain.count)
+                let report = await store.dispatch(graph).wait()
+                #expect(report.map(\.label) == expected.map(\.label))
+                #expect(report.map(\.prerequisites) == expected.map(\.prerequisites))
+                #expect(report.count(of: .succeeded) == plain.count)
+            }
+            #expect(store.state.applied.count == 5 * 40)
+
+            // Reserving room in a copy leaves the original alone.
+            let original = plain
+            var copy = plain
+            copy.reserveCapacity(nodes: 1_000)
+            copy.send(Note("copy only"))
+            #expect(original.count == 60 && copy.count == 61)
+        }
+
         @Test("a 1,000,000-node sync chain is built, run and released (ORESREDUX_LARGE=1)",
               .enabled(if: Size.largeEnabled, "set ORESREDUX_LARGE=1 to run"))
         func millionNodeChain() async {
