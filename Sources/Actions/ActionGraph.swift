@@ -48,7 +48,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Call it once, before adding the nodes: like `Array.reserveCapacity`, it grows the storage
     /// to exactly what is asked, so calling it again and again with growing counts costs more than
     /// it saves. Room for nodes that are never added stays allocated until the graph is released.
-    /// - Precondition: both counts are zero or more.
+    /// A count of zero or less reserves nothing.
     public mutating func reserveCapacity(nodes: Int, prerequisites: Int = 0) {
         storage.reserveCapacity(nodes: nodes, prerequisites: prerequisites)
     }

@@ -104,15 +104,15 @@ struct GraphStorage: Sendable {
         return endNode(action: action)
     }
 
-    /// Makes room for `nodeCount` nodes and `prerequisiteCount` prerequisites in all.
+    /// Makes room for `nodeCount` nodes and `prerequisiteCount` prerequisites in all; a count of
+    /// zero or less reserves nothing (as with `Array.reserveCapacity`).
     mutating func reserveCapacity(nodes nodeCount: Int, prerequisites prerequisiteCount: Int) {
-        precondition(nodeCount >= 0 && prerequisiteCount >= 0, "OresRedux: a capacity cannot be negative")
         reservedNodes = Swift.max(reservedNodes, nodeCount)
         let remaining = reservedNodes - nodes.count
         nodes.reserveCapacity(reservedNodes)
         if !actions.isEmpty { actions.reserveCapacity(actions.count + remaining) }
         if !works.isEmpty { works.reserveCapacity(works.count + remaining) }
-        prerequisites.reserveCapacity(prerequisiteCount)
+        prerequisites.reserveCapacity(Swift.max(0, prerequisiteCount))
     }
 
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy, returns the new index.

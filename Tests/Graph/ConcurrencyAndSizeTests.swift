@@ -148,6 +148,7 @@ extension GraphStories {
                 build(reserving: (60, 60), reserveAfter: 7),      // once both kinds exist
                 build(reserving: (10, 0), reserveAfter: 0),       // too little: grows as usual
                 build(reserving: (10_000, 10_000), reserveAfter: 3),  // far too much
+                build(reserving: (-5, -1), reserveAfter: 2),      // nothing: not an error
             ]
             let store = Store(initialState: AppState(), reducer: reducer)
             let expected = await store.dispatch(plain).wait()
@@ -158,7 +159,7 @@ extension GraphStories {
                 #expect(report.map(\.prerequisites) == expected.map(\.prerequisites))
                 #expect(report.count(of: .succeeded) == plain.count)
             }
-            #expect(store.state.applied.count == 5 * 40)
+            #expect(store.state.applied.count == 6 * 40)
 
             // Reserving room in a copy leaves the original alone.
             let original = plain
