@@ -4,23 +4,19 @@
 /// released, `state` still answers with the last committed state, and `dispatch` drops the action
 /// and reports a ``StoreDiagnostic`` instead of crashing.
 public struct ActionContext<State: Sendable>: Sendable {
-    @usableFromInline
     let core: StoreCore<State>
 
-    @usableFromInline
     init(core: StoreCore<State>) {
         self.core = core
     }
 
     /// The store's state at the moment of reading. Read it again after an `await`: it may have changed.
-    @inlinable
     public var state: State { core.currentState }
 
     /// Dispatches a sync action into the same store.
     ///
     /// From inside a middleware or a subscriber it is queued and applied right after the current
     /// action; from anywhere else it returns once the action is applied (see ``Store``).
-    @inlinable
     public func dispatch(_ action: some Action) {
         core.dispatch(action)
     }

@@ -20,14 +20,9 @@
 ///
 /// A graph is a value: build it once and dispatch it as often as needed; each dispatch is a new
 /// ``GraphRun``. Copies share the nodes added before the copy was made.
-///
-/// A graph holds up to 2^31 - 1 sync actions and 2^30 other nodes, with up to 2^31 - 1 prerequisites
-/// in all; adding past that stops with a precondition message.
 public struct ActionGraph<State: Sendable>: Sendable {
-    /// Everything the graph holds. Not generic: building and running a graph reads and writes it
-    /// without this type's generic metadata (a lookup of several hundred instructions in
-    /// unspecialised code).
-    var storage = GraphStorage()
+    /// Everything the graph holds.
+    var storage = GraphStorage<State>()
 
     /// Every bad input seen while building, in order.
     public var problems: [GraphError] { storage.problems }
@@ -62,25 +57,16 @@ public struct ActionGraph<State: Sendable>: Sendable {
 
     /// Adds a sync action that reaches the reducer once all `prerequisites` succeeded.
     /// - Returns: the node; its response is `Void`.
-    @discardableResult @inlinable
+    @discardableResult
     public mutating func send(_ action: some Action, after prerequisites: any GraphNode...) -> Node<Void> {
-        send(erasedAction: action, after: prerequisites)
+        send(action, after: prerequisites)
     }
 
     /// Adds a sync action that reaches the reducer once all `prerequisites` succeeded; the array form,
     /// for graphs built in a loop.
-    @discardableResult @inlinable
+    @discardableResult
     public mutating func send(_ action: some Action, after prerequisites: [any GraphNode]) -> Node<Void> {
-        // Inlined so that the caller, which knows the action's type, boxes it: code generic over
-        // the type would go through its value witnesses and an unspecialised append.
-        send(erasedAction: action, after: prerequisites)
-    }
-
-    /// The array form's work, once the caller has boxed the action.
-    @usableFromInline
-    mutating func send(erasedAction action: consuming any Action, after prerequisites: [any GraphNode]) -> Node<Void> {
-        let index = storage.addNode(action: action, erasedPrerequisites: prerequisites)
-        return Node(graph: storage.lineageID, index: index)     // the lineage adding may have started
+        addNode(.action(action), after: prerequisites)
     }
 
     /// Adds a sync action built from the responses of `prerequisites` once they all succeeded.
@@ -115,9 +101,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        let isKeyed = isKeyed(A.self)
-        return addNode(.async({ _, core in AsyncNodeWork(action, core: Self.core(core), isKeyed: isKeyed) }, ActionType(A.self)),
-                       erasedPrerequisites: prerequisites)
+        addNode(.async({ _, core in AsyncNodeWork(action, core: core) }, ActionType(A.self)), after: prerequisites)
     }
 
     /// Adds an async action built from the responses of `prerequisites` once they all succeeded.
@@ -136,9 +120,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
-        let isKeyed = isKeyed(A.self)
         return endNode(.async({ inputs, core in
-            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core), isKeyed: isKeyed)
+            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: core)
         }, ActionType(A.self)))
     }
 
@@ -154,7 +137,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Adds a node that waits `duration` on the store's clock; the array form.
     @discardableResult
     public mutating func delay(_ duration: Duration, after prerequisites: [any GraphNode]) -> Node<Void> {
-        addNode(.delay(duration), erasedPrerequisites: prerequisites)
+        addNode(.delay(duration), after: prerequisites)
     }
 
     /// Adds a node that waits for an async action the store is already running and answers its
@@ -176,7 +159,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     public mutating func join<R>(_ node: Node<R>, of run: GraphRun<State>) -> Node<R> {
         _ = beginNode()
         return endNode(.join({ core in
-            guard run.core === core as AnyObject else { throw GraphError.joinedRunOfAnotherStore }
+            guard run.core === core else { throw GraphError.joinedRunOfAnotherStore }
             switch await run.outcome(of: node) {
             case .succeeded(let value): return wrapResponse(value)
             case .failed(let error): throw error
@@ -219,9 +202,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.updateSettings(graph: node.graph, index: node.index, update)
     }
 
-    private mutating func addNode<R>(_ body: consuming NodeBody, erasedPrerequisites: [any GraphNode]) -> Node<R> {
-        let index = storage.addNode(body, erasedPrerequisites: erasedPrerequisites)
-        return Node(graph: storage.lineageID, index: index)
+    private mutating func addNode<R>(_ body: NodeBody<State>, after prerequisites: [any GraphNode]) -> Node<R> {
+        let index = storage.addNode(body, after: prerequisites)
+        return Node(graph: storage.lineageID, index: index)     // the lineage adding may have started
     }
 
     private mutating func beginNode() -> Int {
@@ -232,25 +215,12 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
-    private mutating func endNode<R>(_ body: consuming NodeBody) -> Node<R> {
+    private mutating func endNode<R>(_ body: NodeBody<State>) -> Node<R> {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 
-    /// Whether `A` is a ``KeyedAsyncAction`` (see `GraphStorage.isKeyed`).
-    private mutating func isKeyed<A: AsyncAction>(_ type: A.Type) -> Bool {
-        storage.isKeyed(ObjectIdentifier(A.self)) { A.self is any KeyedAsyncAction.Type }
-    }
-
-    /// The store's core an async body receives, as its typed self. The run passes its own core, whose
-    /// state type is this graph's, so the unchecked cast cannot be wrong; a checked `as!` would look
-    /// up `StoreCore<State>`'s generic metadata per node.
-    @inline(__always)
-    fileprivate static func core(_ core: AnyObject) -> StoreCore<State> {
-        unsafeDowncast(core, to: StoreCore<State>.self)
-    }
-
     /// The prerequisites of node `index`.
-    func prerequisites(of index: Int) -> ArraySlice<Int32> {
+    func prerequisites(of index: Int) -> ArraySlice<Int> {
         storage.prerequisites(of: index)
     }
 
@@ -269,8 +239,8 @@ struct NodeSettings: Sendable {
 }
 
 /// An action type, kept to name a node without building a string per node.
+// Why this is safe to share: a metatype is an immutable, process-wide value.
 struct ActionType: @unchecked Sendable {
-    // @unchecked: a metatype is an immutable, process-wide value.
     let type: Any.Type
 
     init(_ type: Any.Type) {
@@ -292,5 +262,3 @@ public enum NodeKind: String, Sendable, Equatable {
     case join
 }
 
-/// A store's core with its state type erased, as graph nodes receive it.
-typealias AnyStoreCore = AnyObject & Sendable

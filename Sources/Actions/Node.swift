@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Any node of an ``ActionGraph``, whatever its response type: what ordering-only prerequisites take.
 public protocol GraphNode: Sendable {}
 
@@ -34,10 +32,13 @@ extension Node: NodeReference {}
 
 /// Process-wide unique graph lineage identifiers.
 enum GraphIdentifiers {
-    static let counter = Atomic<UInt64>(0)
+    private static let counter = LockedValue<UInt64>(0)
 
     static func next() -> UInt64 {
-        counter.add(1, ordering: .relaxed).newValue
+        counter.withLock { counter in
+            counter += 1
+            return counter
+        }
     }
 }
 
@@ -58,16 +59,15 @@ func unwrapResponse<Value: Sendable>(_ slot: ResponseSlot, as type: Value.Type =
     return () as! Value
 }
 
-/// The responses of a run's prerequisites, read by a node's `make` closure when the node starts.
+/// The responses of a node's prerequisites, as its `make` closure reads them when the node starts.
 ///
-/// Reading without the run's lock is safe: a slot is written (under the lock) before its node is
-/// marked succeeded, and a dependent is released (under the same lock) only after that. A graph of
-/// sync nodes only has no slots: every response is `Void`.
-struct NodeInputs {
-    let slots: UnsafeMutablePointer<ResponseSlot>?
+/// A snapshot taken under the run's lock when the node starts: the prerequisites have all succeeded
+/// by then, and a node's response never changes once stored.
+struct NodeInputs: Sendable {
+    let responses: [(index: Int, response: ResponseSlot)]
 
     func value<R: Sendable>(_ node: Node<R>) -> R {
-        unwrapResponse(slots?[node.index] ?? nil)
+        unwrapResponse(responses.first { $0.index == node.index }?.response ?? nil)
     }
 }
 

@@ -1,17 +1,16 @@
-/// What a node does when it starts. Not generic over the state (the store's core is passed as
-/// `AnyObject` and cast back inside the closure that knows its type), so an executor reading a body
-/// per node needs no generic metadata.
-enum NodeBody: Sendable {
+/// What a node does when it starts.
+enum NodeBody<State: Sendable>: Sendable {
     /// A sync action known when the graph was built.
     case action(any Action)
-    /// A sync action built from the prerequisites' responses.
+    /// A sync action built from the prerequisites' responses when the node starts.
     case makeAction(@Sendable (NodeInputs) -> any Action, ActionType)
-    /// An async action, built from the prerequisites' responses when the node starts.
-    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
+    /// An async action, built from the prerequisites' responses when the node starts, bound to the
+    /// store that runs it.
+    case async(@Sendable (NodeInputs, StoreCore<State>) -> AsyncNodeWork, ActionType)
     /// A wait on the store's clock.
     case delay(Duration)
-    /// A wait on work that is already running.
-    case join(@Sendable (any AnyStoreCore) async throws -> ResponseSlot, ActionType)
+    /// A wait on work that is already running in the store.
+    case join(@Sendable (StoreCore<State>) async throws -> ResponseSlot, ActionType)
 
     var isSync: Bool {
         switch self {
@@ -38,4 +37,3 @@ enum NodeBody: Sendable {
         }
     }
 }
-

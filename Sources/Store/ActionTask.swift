@@ -54,24 +54,19 @@ extension StoreCore {
         return try await action.run(context)
     }
 
-    /// Whether actions of type `A` are ``KeyedAsyncAction``s, remembered per type: the runtime's
-    /// conformance lookup cost ~500 instructions per async node, this ~150.
-    func isKeyed<A: AsyncAction>(_ type: A.Type) -> Bool {
-        let id = ObjectIdentifier(A.self)
-        if let known = keyedTypes.withLock({ $0[id] }) { return known }
-        let keyed = A.self is any KeyedAsyncAction.Type
-        keyedTypes.withLock { $0[id] = keyed }
-        return keyed
-    }
-
     func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        if isKeyed(A.self), let keyed = action as? any KeyedAsyncAction {
+        if let context = PureCall.current {
+            report(.dispatchFromReducer, "\(A.self) was dispatched from \(context); it was not started.")
+            return ActionTask(.failed(StoreError.dispatchedFromReducer))
+        }
+        if let keyed = action as? any KeyedAsyncAction {
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             return dispatchShared(action, key: key)
         }
         // Register before the task exists, so that a store already released never calls `run`.
         let cancellation = CancellationGate()
         guard let id = register(cancel: { cancellation.cancel() }) else {
+            report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
             return ActionTask(.failed(StoreError.storeReleased))
         }
         let context = ActionContext(core: self)

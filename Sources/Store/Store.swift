@@ -24,7 +24,6 @@
 /// streams; a context still held by such work may read the last state but its dispatches are dropped
 /// with a ``StoreDiagnostic``.
 public final class Store<State: Sendable>: Sendable {
-    @usableFromInline
     let core: StoreCore<State>
 
     /// Creates a store.
@@ -48,15 +47,14 @@ public final class Store<State: Sendable>: Sendable {
     }
 
     /// The current state: the last committed one. Never waits for subscribers.
-    @inlinable
     public var state: State { core.currentState }
 
     /// Applies a sync action: middleware, then reducer, then subscribers.
     ///
     /// Returns once the action is applied, except when called from a subscriber or middleware of
     /// this store: then it is queued and applied right after the current action.
-    /// - Precondition: not called from inside a reducer (reducers must be pure).
-    @inlinable
+    /// A dispatch from inside a reducer (or a graph's `make` or fallback closure) is dropped and
+    /// reported as a ``StoreDiagnostic``: reducers must be pure.
     public func dispatch(_ action: some Action) {
         core.dispatch(action)
     }
@@ -94,13 +92,10 @@ public final class Store<State: Sendable>: Sendable {
     /// `select` runs after every committed action; `observer` only when its result differs (`!=`)
     /// from the last one it was given.
     /// - Returns: the subscription; it ends on `cancel()` or when released.
-    @inlinable
     public func subscribe<Value: Equatable & Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         _ observer: @escaping @Sendable (Value) -> Void
     ) -> Subscription {
-        // Inlinable so that the comparison is specialized in the caller's module: unspecialized, the
-        // generic `!=` cost ~150 ns per subscriber in metadata lookups (measured).
         let last = SelectedValue<Value>()
         return core.subscribe(receive: { state in
             let value = select(state)
@@ -128,19 +123,13 @@ public final class Store<State: Sendable>: Sendable {
     }
 }
 
-/// A `select` subscriber's last value. Touched only from that subscriber's calls, which the store makes
-/// one at a time under its pipeline lock.
-@usableFromInline
-// Why this is safe to share: see above; never read or written by two threads at once. For the same reason the
-// dynamic exclusivity check is off: it doubled the cost of an unchanged select.
+/// A `select` subscriber's last value.
+// Why this is safe to share: touched only from that subscriber's calls, which the store makes one at
+// a time under its pipeline lock, so never by two threads at once.
 final class SelectedValue<Value: Equatable>: @unchecked Sendable {
-    @usableFromInline @exclusivity(unchecked) var last: Value?
-
-    @usableFromInline
-    init() {}
+    private var last: Value?
 
     /// Stores `value` and says whether it differs from the previous one (always true the first time).
-    @inlinable
     func update(_ value: Value) -> Bool {
         if let last, last == value { return false }
         last = value

@@ -1,211 +1,202 @@
-import Synchronization
-
-/// The store's machinery: its two locks, the state, the subscriber list and the pending queue.
+/// The store's machinery: its locks, the state, the subscribers, and the one pipeline every sync
+/// action (dispatched, or a graph's node or fallback) goes through: middleware, reducer, subscribers.
 ///
 /// ## Locks
 /// - `pipelineLock` (recursive) is held by the one thread that is applying sync actions: middleware,
-///   reducer and subscribers all run under it, so actions are applied one at a time and every
-///   subscriber sees states in commit order, never two at once. A dispatch made while it is held *by
-///   the same thread* (from a subscriber or a middleware) finds `depth > 0` and is queued in
-///   `pending` instead; the outermost dispatch drains the queue, FIFO, before it returns.
-/// - `stateLock` guards `state` and `subscribers` for the short moments they are read or changed, so
-///   reading `state` from another thread never waits for subscribers to finish.
+///   reducer and subscribers run under it, so actions are applied one at a time and every subscriber
+///   sees states in commit order, never two at once. A dispatch made while it is held *by the same
+///   thread* (from a subscriber or a middleware) finds `isApplying` set and is queued in `queue`; the
+///   outermost dispatch applies the queue, FIFO, before it returns. A graph run with ready sync nodes
+///   waits in the same queue (see `GraphRun.applySyncItems`).
+/// - `stateLock` guards `state` and `subscribers` for the short moments they are read or changed,
+///   and the reducer's in-place update (reducing a copy would copy the state's storage on every
+///   action). Reading `state` from another thread never waits for subscribers or middleware.
+/// - `registryLock` guards the work in flight (tasks, runs, shared calls) that releasing the
+///   ``Store`` cancels.
 ///
-/// Work in flight (tasks, runs, shared calls) is tracked under `registryLock` so that releasing the
-/// ``Store`` can cancel it.
-@usableFromInline
-// Why this is safe to share: every `var` below is guarded by the lock named beside it; `let`s are immutable or
-// themselves thread-safe. `@exclusivity(unchecked)`: those locks already serialize every access,
-// and the dynamic exclusivity check cost ~400 instructions per dispatch (measured with callgrind).
+/// Lock order: pipeline, then state, then a run's lock. A run never takes the pipeline or state
+/// lock while holding its own.
+// Why this is safe to share: every `var` below is read and written only under the lock named beside
+// it; the `let`s are immutable or thread-safe themselves.
 final class StoreCore<State: Sendable>: @unchecked Sendable {
+    let pipelineLock = Lock(recursive: true)
+    let stateLock = Lock(recursive: true)
+    private let registryLock = Lock()
 
-    @usableFromInline let pipelineLock = Lock(recursive: true)
-    @usableFromInline let stateLock = Lock(recursive: true)
-    let registryLock = Lock()
+    private var state: State                                             // stateLock
+    private var subscribers: [SubscriberBox<State>] = []                 // stateLock
+    private var isApplying = false                                       // pipelineLock
+    private var queue = FIFO<QueuedWork<State>>()                        // pipelineLock
+    private var isClosedForDispatch = false                              // pipelineLock
 
-    @usableFromInline @exclusivity(unchecked) var state: State                                        // stateLock
-    @usableFromInline @exclusivity(unchecked) var subscribers: ContiguousArray<SubscriberBox<State>> = [] // stateLock
-    /// `subscribers.count`, readable without the generic array's metadata on the hot path.
-    @usableFromInline @exclusivity(unchecked) var subscriberCount = 0                                 // stateLock
-    @usableFromInline @exclusivity(unchecked) var depth = 0                                           // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var isReducing = false                                  // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var pending = FIFO<PendingWork>()                       // pipelineLock
-
-    @usableFromInline let reducer: Reducer<State>
-    @usableFromInline let middleware: [Middleware<State>]
-    @usableFromInline let hasMiddleware: Bool
+    let reducer: Reducer<State>
+    let middleware: [Middleware<State>]
     let options: StoreOptions
-    @usableFromInline let closed = Atomic<Bool>(false)
 
-    private var nextWorkID: UInt64 = 0                                        // registryLock
-    private var inFlight: [UInt64: @Sendable () -> Void] = [:]               // registryLock: cancels
-    private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]      // registryLock
-    let keyedTypes = LockedValue<[ObjectIdentifier: Bool]>([:])
+    private var closed = false                                           // registryLock
+    private var nextWorkID: UInt64 = 0                                   // registryLock
+    private var inFlight: [UInt64: @Sendable () -> Void] = [:]           // registryLock: cancels
+    private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]  // registryLock
 
     init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>], options: StoreOptions) {
         self.state = initialState
         self.reducer = reducer
         self.middleware = middleware
-        self.hasMiddleware = !middleware.isEmpty
         self.options = options
     }
 
-    @inlinable
-    var isClosed: Bool { closed.load(ordering: .relaxed) }
+    /// Whether the ``Store`` has been released.
+    var isClosed: Bool { registryLock.withLock { closed } }
 
-    @inlinable
-    var currentState: State {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return state
-    }
+    /// The last committed state.
+    var currentState: State { stateLock.withLock { state } }
 
-    // MARK: Sync dispatch
+    // MARK: The pipeline
 
-    @inlinable
+    /// Applies a sync action, or queues it when this thread is already applying one (a subscriber or
+    /// middleware dispatched); the outermost call returns once everything queued during it is applied.
     func dispatch(_ action: some Action) {
-        pipelineLock.lock()
-        if depth > 0 {
-            enqueueNested(.action(action))
-            pipelineLock.unlock()
-            return
-        }
-        if isClosed {
-            pipelineLock.unlock()
-            reportDispatchAfterRelease(action)
-            return
-        }
-        depth = 1
-        apply(action)
-        if !pending.isEmpty { drainPending() }
-        depth = 0
-        pipelineLock.unlock()
-    }
-
-    /// Queues work from a subscriber or middleware (the pipeline lock is held by this thread).
-    @usableFromInline
-    func enqueueNested(_ work: PendingWork) {
-        if isReducing {
-            pipelineLock.unlock()
-            preconditionFailure("""
-                OresRedux: a reducer dispatched \(work). Reducers must be pure: they change the state \
-                they are given and dispatch nothing. Dispatch from a middleware, a subscriber, or an \
+        if let context = PureCall.current {
+            report(.dispatchFromReducer, """
+                \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
+                make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
                 async action instead.
                 """)
-        }
-        pending.append(work)
-    }
-
-    /// Hands a run's ready sync nodes to the pipeline: applied now, or after the current action when
-    /// this thread is already inside the pipeline.
-    func schedule(_ run: any ReadySyncWork) {
-        pipelineLock.lock()
-        if depth > 0 {
-            enqueueNested(.run(run))
-            pipelineLock.unlock()
             return
         }
-        depth = 1
-        pending.append(.run(run))
-        drainPending()
-        depth = 0
+        pipelineLock.lock()
+        if isClosedForDispatch {
+            pipelineLock.unlock()
+            report(.dispatchAfterRelease, "\(type(of: action)) was dispatched after its store was released; it was dropped.")
+            return
+        }
+        if isApplying {
+            queue.append(.action(action))
+        } else {
+            isApplying = true
+            apply(action, admit: nil)
+            applyQueue()
+            isApplying = false
+        }
         pipelineLock.unlock()
+    }
+
+    /// Puts a run with ready sync nodes in the pipeline: applied now, or after the current action
+    /// when this thread is already applying one. The run's state machine asks for this once per
+    /// stretch of ready work, and the run leaves the queue only when its machine says it is idle.
+    func schedule(_ run: GraphRun<State>) {
+        pipelineLock.lock()
+        queue.append(.run(run))
+        if !isApplying {
+            isApplying = true
+            applyQueue()
+            isApplying = false
+        }
+        pipelineLock.unlock()
+    }
+
+    /// Whether work is queued behind the current action. Called by a run inside the pipeline.
+    var hasQueuedWork: Bool { !queue.isEmpty }
+
+    /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
+    func requeue(_ run: GraphRun<State>) {
+        queue.append(.run(run))
     }
 
     /// Applies everything queued, FIFO, including what the work applied here queues in turn.
-    @usableFromInline
-    func drainPending() {
-        while let work = pending.popFirst() {
+    private func applyQueue() {
+        while let work = queue.popFirst() {
             switch work {
-            case .action(let action):
-                apply(action)
-            case .run(let run):
-                // A run applies its ready sync nodes until it has none left, or until one of them
-                // queued something (then it goes to the back of the line, after that).
-                if run.applyReadySyncNodes() {
-                    pending.append(.run(run))
-                }
+            case .action(let action): apply(action, admit: nil)
+            case .run(let run): run.applySyncItems()
             }
         }
     }
 
-    /// Middleware, then reducer, then subscribers. The pipeline lock is held.
-    @inlinable
-    func apply(_ action: any Action) {
-        if !hasMiddleware {
-            commit(action)
+    /// Middleware, then reducer, then subscribers; the pipeline lock is held.
+    ///
+    /// - Parameter admit: asked (under the state lock, right before the reducer) whether the action
+    ///   may still be applied; a graph's fallback is refused once its run was cancelled.
+    func apply(_ action: any Action, admit: (@Sendable () -> Bool)?) {
+        if let admit, !admit() { return }
+        if middleware.isEmpty {
+            commit(action, admit: admit)
         } else {
-            runMiddleware(from: 0, action, context: ActionContext(core: self))
+            runMiddleware(from: 0, action, context: ActionContext(core: self), admit: admit)
         }
     }
 
-    @usableFromInline
-    func runMiddleware(from index: Int, _ action: any Action, context: ActionContext<State>) {
+    private func runMiddleware(from index: Int, _ action: any Action, context: ActionContext<State>,
+                               admit: (@Sendable () -> Bool)?) {
         if index == middleware.count {
-            commit(action)
+            commit(action, admit: admit)
             return
         }
         middleware[index].body(action, context) { next in
-            self.runMiddleware(from: index + 1, next, context: context)
+            self.runMiddleware(from: index + 1, next, context: context, admit: admit)
         }
     }
 
-    @inlinable
-    func commit(_ action: any Action) {
+    private func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         stateLock.lock()
-        isReducing = true
-        reducer.reduce(&state, action)
-        isReducing = false
-        if subscriberCount == 0 {
+        if let admit, !admit() {
+            stateLock.unlock()
+            return
+        }
+        PureCall.run(.reducer) { reducer(&state, action) }
+        if subscribers.isEmpty {
             stateLock.unlock()
             return
         }
         let receivers = subscribers
         let committed = state
         stateLock.unlock()
-        for receiver in receivers where receiver.isActive {
-            receiver.receive(committed)
-        }
-    }
-
-    @usableFromInline
-    func reportDispatchAfterRelease(_ action: any Action) {
-        options.onDiagnostic(StoreDiagnostic(
-            kind: .dispatchAfterRelease,
-            message: "\(type(of: action)) was dispatched after its store was released; it was dropped."))
+        for receiver in receivers { receiver.receive(committed) }
     }
 
     // MARK: Subscribers
 
-    @usableFromInline
-    func subscribe(receive: @escaping (State) -> Void,
+    func subscribe(receive: @escaping @Sendable (State) -> Void,
                    onStoreClosed: (@Sendable () -> Void)? = nil) -> Subscription {
         let box = SubscriberBox(receive: receive, onStoreClosed: onStoreClosed)
+        let subscription = Subscription { [weak self, box] in
+            box.end()
+            self?.unsubscribe(box)
+        }
+        box.subscription = subscription
         // Holding the pipeline lock orders the first call before any later commit's call and keeps
         // it from running beside one.
         pipelineLock.lock()
-        defer { pipelineLock.unlock() }
+        if isClosedForDispatch {
+            pipelineLock.unlock()
+            subscription.cancel()
+            onStoreClosed?()
+            return subscription
+        }
         let current: State = stateLock.withLock {
             box.index = subscribers.count
             subscribers.append(box)
-            subscriberCount = subscribers.count
             return state
         }
         // The first call is a subscriber call like any other: what it dispatches is queued and
         // applied after it returns, never inside it.
-        let outermost = depth == 0
-        if outermost { depth = 1 }
-        box.receive(current)
-        if outermost {
-            if !pending.isEmpty { drainPending() }
-            depth = 0
+        if isApplying {
+            box.receive(current)
+        } else {
+            isApplying = true
+            box.receive(current)
+            applyQueue()
+            isApplying = false
         }
-        return Subscription { [weak self] in self?.unsubscribe(box) }
+        pipelineLock.unlock()
+        return subscription
     }
 
+    /// How many subscriptions are active.
+    var subscriberCount: Int { stateLock.withLock { subscribers.count } }
+
     /// O(1): the last subscriber takes the removed one's place.
-    func unsubscribe(_ box: SubscriberBox<State>) {
-        box.active.store(false, ordering: .releasing)
+    private func unsubscribe(_ box: SubscriberBox<State>) {
         stateLock.withLock {
             let index = box.index
             guard index >= 0 else { return }
@@ -214,9 +205,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
                 subscribers[index] = last
                 last.index = index
             }
-            subscriberCount = subscribers.count
             box.index = -1
         }
+    }
+
+    // MARK: Diagnostics
+
+    func report(_ kind: StoreDiagnostic.Kind, _ message: String) {
+        options.onDiagnostic(StoreDiagnostic(kind: kind, message: message))
     }
 
     // MARK: Work in flight
@@ -224,8 +220,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// Registers work so that closing the store cancels it; `nil` when the store is already closed.
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64? {
         registryLock.withLock {
-            guard !isClosed else { return nil }
-            nextWorkID &+= 1
+            guard !closed else { return nil }
+            nextWorkID += 1
             inFlight[nextWorkID] = cancel
             return nextWorkID
         }
@@ -239,7 +235,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     func sharedCall<Call: CancellableWork>(for key: SharedCallKey, join: (Call) -> Bool,
                                             start: () -> Call) -> (call: Call, isNew: Bool)? {
         registryLock.withLock {
-            guard !isClosed else { return nil }
+            guard !closed else { return nil }
             if let existing = sharedCalls[key] as? Call, join(existing) {
                 return (existing, false)
             }
@@ -257,35 +253,37 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Called once, when the ``Store`` is released: cancels everything in flight and ends `states()` streams.
+    /// Called once, when the ``Store`` is released: cancels everything in flight and ends every
+    /// subscription, which releases its observer.
     func close() {
         let (cancels, calls) = registryLock.withLock {
-            closed.store(true, ordering: .releasing)
+            closed = true
             defer {
                 inFlight.removeAll()
                 sharedCalls.removeAll()
             }
             return (Array(inFlight.values), Array(sharedCalls.values))
         }
+        pipelineLock.withLock { isClosedForDispatch = true }
         for cancel in cancels { cancel() }
         for call in calls { call.cancel() }
-        let boxes = stateLock.withLock { subscribers }
-        for box in boxes { box.onStoreClosed?() }
+        let boxes = stateLock.withLock {
+            defer { subscribers.removeAll() }
+            for box in subscribers { box.index = -1 }
+            return subscribers
+        }
+        for box in boxes {
+            box.subscription?.cancel()
+            box.onStoreClosed?()
+        }
     }
 }
 
-/// Work queued behind the action being applied. Not generic, so queueing needs no type metadata.
-@usableFromInline
-enum PendingWork {
+/// Work queued in the pipeline behind the action being applied.
+enum QueuedWork<State: Sendable> {
     case action(any Action)
-    case run(any ReadySyncWork)
-}
-
-/// A graph run with sync nodes ready for the pipeline.
-@usableFromInline
-protocol ReadySyncWork: AnyObject {
-    /// Applies ready sync work (the pipeline lock is held); `true` if some is left for later.
-    func applyReadySyncNodes() -> Bool
+    /// A run with ready sync nodes (it holds one place in the queue at most).
+    case run(GraphRun<State>)
 }
 
 /// Anything in flight that closing the store cancels.

@@ -31,8 +31,13 @@ protocol AsyncActionInterceptor: Sendable {
 public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
     /// What happened.
     public enum Kind: Sendable, Equatable {
-        /// A sync action was dispatched through a context after its store was released; it was dropped.
+        /// An action or graph was dispatched after its store was released (through a context that
+        /// outlived it); it was dropped, or the graph's run was cancelled.
         case dispatchAfterRelease
+        /// A reducer, or a graph node's `make` or fallback closure, dispatched; the dispatch was
+        /// dropped (or the graph's run cancelled, or the async action failed) and the store went on.
+        /// They must be pure: dispatch from a middleware, a subscriber or an async action instead.
+        case dispatchFromReducer
     }
 
     /// What happened.
@@ -68,11 +73,15 @@ import Darwin
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The work was asked of a store that had already been released.
     case storeReleased
+    /// The async action was dispatched from a reducer (or a graph's `make` or fallback closure),
+    /// which must be pure; it was not started.
+    case dispatchedFromReducer
 
     /// A sentence for a person.
     public var description: String {
         switch self {
         case .storeReleased: "the store was released before this work could run"
+        case .dispatchedFromReducer: "the action was dispatched from a reducer, which must be pure; it was not started"
         }
     }
 }

@@ -95,25 +95,29 @@ extension CoreStore {
             }
         }
 
-        @Test func aReducerThatDispatchesStopsTheProcessWithAMessageThatSaysWhy() async {
-            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let ref = CoreStore.BadInput.StoreRef()
-                let store = Store(initialState: 0, reducer: Reducer { count, action in
-                    count += 1
-                    if action is CoreStore.Increment {
-                        ref.current?.dispatch(CoreStore.SetValue(value: 0))
-                    }
-                })
-                ref.set(store)
-                store.dispatch(CoreStore.Increment())
-            }
+        @Test(arguments: [false, true])
+        func aReducerThatDispatchesHasTheDispatchDroppedAndReportedAndTheStoreGoesOn(withSubscriber: Bool) {
+            let diagnostics = Recorder<StoreDiagnostic>()
+            let ref = CoreStore.BadInput.StoreRef()
+            let store = Store(initialState: 0, reducer: Reducer { count, action in
+                if let increment = action as? CoreStore.Increment { count += increment.by }
+                if let set = action as? CoreStore.SetValue { count = set.value }
+                if action is CoreStore.Increment {
+                    ref.current?.dispatch(CoreStore.SetValue(value: 100))
+                }
+            }, options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+            ref.set(store)
+            let seen = Recorder<Int>()
+            let subscription = withSubscriber ? store.subscribe { seen.record($0) } : nil
 
-            #if DEBUG   // optimized builds trap without printing the precondition's message
-            let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-            #expect(standardError.contains("a reducer dispatched"))
-            #else
-            _ = result
-            #endif
+            store.dispatch(CoreStore.Increment())
+            store.dispatch(CoreStore.Increment(by: 2))
+
+            #expect(store.state == 3, "the dispatches from the reducer were dropped, the store went on")
+            #expect(diagnostics.values.map(\.kind) == [.dispatchFromReducer, .dispatchFromReducer])
+            #expect(diagnostics.values.first?.message.contains("SetValue was dispatched from a reducer") == true)
+            if withSubscriber { #expect(seen.values == [0, 1, 3]) }
+            withExtendedLifetime(subscription) {}
         }
     }
 }

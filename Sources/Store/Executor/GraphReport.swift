@@ -24,15 +24,12 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         public let outcome: OutcomeKind?
         /// Its own error, when it failed.
         public let error: (any Error)?
-        /// When it started, since the run started; `nil` if it never started.
-        ///
-        /// A store with no middleware and no subscriber applies ready sync nodes in batches of up
-        /// to 128 and reads the clock once at each end of a batch: each node of a batch shows the
-        /// batch's start and end, an interval that contains its own application. (On a store with
-        /// middleware or subscribers, each sync node has its own times.)
+        /// When it started, since the run started, on the store's clock; `nil` if it never started.
+        /// Never before the end of its last prerequisite.
         public let start: Duration?
-        /// When it ended, since the run started; `nil` while it has not. For a sync node applied in
-        /// a batch, when the batch ended (see ``start``).
+        /// When it ended, since the run started, on the store's clock; `nil` while it has not. A sync
+        /// node starts when the pipeline takes it and ends once middleware, reducer and subscribers
+        /// are done with it.
         public let end: Duration?
         /// Attempts made: 0 if it never started, more than 1 if it was retried.
         public let attempts: Int
@@ -45,13 +42,13 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     }
 
     let graph: GraphShape
-    let nodes: NodeStates
+    let nodes: [RunNodeState]
     let errors: [Int: any Error]
     let retriedAttempts: [Int: Int]
-    let finishedAt: Int64?
+    let finishedAt: Duration?
 
-    init<State>(graph: ActionGraph<State>, nodes: NodeStates,
-                errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Int64?) {
+    init<State>(graph: ActionGraph<State>, nodes: [RunNodeState],
+                errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?) {
         self.graph = GraphShape(graph)
         self.nodes = nodes
         self.errors = errors
@@ -74,13 +71,11 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         case .cancelled: .cancelled
         case .waiting, .ready, .running: nil
         }
-        let started = node.start >= 0
-        let attempts = started ? (retriedAttempts[index] ?? 1) : 0
+        let attempts = node.start == nil ? 0 : (retriedAttempts[index] ?? 1)
         return Entry(index: index, label: graph.label(index), kind: graph.kind(index),
                      prerequisites: graph.prerequisites(index),
                      outcome: outcome, error: errors[index],
-                     start: started ? .nanoseconds(node.start) : nil,
-                     end: node.end >= 0 ? .nanoseconds(node.end) : nil,
+                     start: node.start, end: node.end,
                      attempts: attempts)
     }
 
@@ -92,7 +87,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     }
 
     /// How long the run took, from dispatch to its last node's end; `nil` while it has not finished.
-    public var duration: Duration? { finishedAt.map { .nanoseconds($0) } }
+    public var duration: Duration? { finishedAt }
 
     /// How many nodes ended with `outcome`.
     public func count(of outcome: OutcomeKind) -> Int {
@@ -171,7 +166,7 @@ struct GraphShape: Sendable {
 
     init<State>(_ graph: ActionGraph<State>) {
         label = { graph.label(of: $0) }
-        kind = { graph.storage.body(at: $0).kind }
-        prerequisites = { graph.prerequisites(of: $0).map(Int.init) }
+        kind = { graph.storage.bodies[$0].kind }
+        prerequisites = { Array(graph.prerequisites(of: $0)) }
     }
 }

@@ -1,304 +1,382 @@
-/// The bookkeeping of one graph run: what is waiting, what is ready, what ended and how.
+/// The bookkeeping of one graph run, and every decision about it.
 ///
-/// A plain value with no lock, task or callback. Each event (`start`, `popSync`, `syncApplied`,
-/// `asyncFinished`, `cancel`, ...) is a `mutating func` that updates the counters and adds what to
-/// do next to an ``Effects`` value; ``GraphRun`` calls it under its lock and does the effects outside
-/// it. Every walk over the graph is a loop, never a recursion, so a million-node chain cannot
-/// overflow the stack.
+/// A plain value with no lock, task or callback (the shape of swift-async-algorithms' state
+/// machines). Each event (`start`, `takeSyncItem`, `syncItemApplied`, `asyncFinished`, `cancel`,
+/// ...) is a `mutating func` that updates the bookkeeping and returns ``Effects``: the async nodes to
+/// start, the workers to cancel, whether the run needs the store's pipeline, the waiters to resume.
+/// ``GraphRun`` is its shell: it takes its lock, feeds one event, releases the lock and performs the
+/// effects, so no user code ever runs while the lock is held. Waiters are numbers the shell hands
+/// out (it keeps the continuations), so tests drive the machine event by event with no task, lock
+/// or store.
 ///
-/// It keeps its per-node storage in raw buffers, so that a sync node's release is a few loads and
-/// stores, with no array uniqueness or bounds checks on the hot path. Its one owner, the
-/// ``GraphRun``, frees them with `deallocate()` in its `deinit`. (Not `~Copyable`: Swift 6.3 fails
-/// to compile a noncopyable type holding these buffers with `-sanitize=thread`.)
+/// ## Sync work and the pipeline
+/// Ready sync work (a node, or the fallback of a failed node) waits in `readySync`, in the order it
+/// became ready. The run holds at most one *token* in the store's pipeline: `isScheduled` is true from
+/// the effect that asks for it (``Effects/schedule``) until ``takeSyncItem(now:)`` or
+/// ``syncItemApplied(_:now:queuedWork:)`` answers `.idle`, and only those two events clear it. So
+/// whatever the pipeline does between two events, ready work is always either scheduled or being
+/// applied: the invariant that makes a run always finish.
+///
+/// Every walk over the graph is a loop, never a recursion, so a million-node chain cannot overflow
+/// the stack.
 struct RunStateMachine {
-    enum Status: UInt8 {
-        case waiting, ready, running, succeeded, failed, skipped, cancelled
+    /// A waiter, by the number the shell gave it.
+    typealias Waiter = Int
 
-        var isTerminal: Bool { rawValue >= Status.succeeded.rawValue }
+    /// Where the run is in its life.
+    enum Phase: Equatable {
+        case notStarted, running
+        /// `cancel()` was called; the sync item being applied, if any, is still to be accounted for.
+        case cancelled
+        /// Every node is terminal and every fallback accounted for.
+        case finished
     }
 
-    /// What the shell must do after one or more events.
+    typealias Status = NodeStatus
+    typealias NodeState = RunNodeState
+
+    /// Sync work for the store's pipeline.
+    enum SyncItem: Equatable {
+        /// A sync node to apply.
+        case node(Int)
+        /// The fallback action of a failed node, to apply.
+        case fallback(Int)
+    }
+
+    /// What the pipeline does after a sync item was applied.
+    enum SyncStep: Equatable {
+        /// Apply this item now.
+        case apply(SyncItem)
+        /// Other work is queued in the store: go to the back of the line (the run stays scheduled).
+        case yield
+        /// Nothing is ready: leave the pipeline (the run is no longer scheduled).
+        case idle
+    }
+
+    /// What the shell must do after an event.
     struct Effects {
-        /// Async nodes that just started: the shell runs each on a task. The first is kept inline,
-        /// so the usual single release allocates no array.
-        var firstAsync = -1
-        var moreAsync: [Int] = []
-        /// Sync work became ready while none was: hand the run to the store's pipeline.
-        var scheduleSync = false
-        /// Every node is terminal and every fallback applied: resume `wait()`.
+        /// Async, delay and join nodes that just started: run each on a task.
+        var startAsync: [Int] = []
+        /// Async nodes in flight that were cancelled: cancel their tasks.
+        var cancelWorkers: [Int] = []
+        /// Sync work became ready while the run was not scheduled: put the run in the store's pipeline.
+        var schedule = false
+        /// Waiters whose node (or the whole run) is terminal now.
+        var resume: [Waiter] = []
+        /// The run just finished: leave the store's registry.
         var finished = false
-
-        /// Takes one started async node out, for a task that is free to run it itself.
-        mutating func takeAsync() -> Int {
-            let node = firstAsync
-            if node >= 0 { firstAsync = moreAsync.popLast() ?? -1 }
-            return node
-        }
     }
 
-    /// One node's bookkeeping, kept together so that an update touches one cache line.
-    struct NodeState {
-        var status = Status.waiting
-        var isSync = false
-        /// Prerequisites that have not succeeded yet.
-        var remaining: Int32 = 0
-        /// Nanoseconds since the run started; -1 where the node never started or has not ended.
-        var start: Int64 = -1
-        var end: Int64 = -1
-    }
-
-    let count: Int
-    /// Whether any node is async, a delay or a join (and so may store a response).
-    let hasAsyncNodes: Bool
-    /// Every node's bookkeeping; `nodes` is its buffer, kept here for the hot paths.
-    private let states: NodeStates
-    private let nodes: UnsafeMutableBufferPointer<NodeState>
+    private(set) var phase = Phase.notStarted
+    private(set) var nodes: [NodeState]
     /// Reverse edges, compressed: node `i`'s dependents are
     /// `dependents[dependentStarts[i] ..< dependentStarts[i + 1]]`, in the order they were added.
-    private let dependentStarts: UnsafeMutableBufferPointer<Int32>
-    private let dependents: UnsafeMutableBufferPointer<Int32>
-    /// Sync work in the order it became ready: node `n` as `n`, the fallback of failed node `n` as
-    /// `~n`. A node is released at most once and fails at most once, so the queue never wraps.
-    private let readySync: UnsafeMutableBufferPointer<Int32>
-    private var readyHead = 0
-    private var readyTail = 0
+    private let dependentStarts: [Int]
+    private let dependents: [Int]
     private let nodesWithFallback: Set<Int>
+    /// Nodes that fail at start because they were built with bad input, and why.
+    private let problems: [Int: any Error]
+
+    private var readySync: [SyncItem] = []
+    private var readyHead = 0
+    /// The sync item the pipeline took and has not reported applied yet (the run has one token, so
+    /// at most one).
+    private(set) var itemInHand: SyncItem?
+    private(set) var isScheduled = false
 
     private(set) var errors: [Int: any Error] = [:]
+    /// Responses of async nodes that succeeded with a non-`Void` value.
+    private(set) var responses: [Int: any Sendable] = [:]
     /// Attempts of async nodes that made more than one.
     private(set) var retriedAttempts: [Int: Int] = [:]
     private var terminalCount = 0
+    /// Fallbacks queued or in hand, not yet applied.
     private var pendingFallbacks = 0
-    private var isScheduled = false
-    private(set) var isCancelled = false
-    private(set) var isFinished = false
+    private var nodeWaiters: [Int: [Waiter]] = [:]
+    private var finishWaiters: [Waiter] = []
+    /// When the last node ended: the run's duration once finished.
+    private(set) var lastEnd: Duration = .zero
 
-    init(nodes stored: [StoredNode], prerequisites: [Int32], nodesWithFallback: Set<Int>) {
-        let count = stored.count
-        self.count = count
-        self.nodesWithFallback = nodesWithFallback
-        let states = NodeStates(count: count)
-        let nodes = states.buffer
-        let dependentStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: count + 2)
-        dependentStarts.initialize(repeating: 0)
-        let dependents = UnsafeMutableBufferPointer<Int32>.allocate(capacity: prerequisites.count)
-        var hasAsyncNodes = false
-        stored.withUnsafeBufferPointer { stored in
-            prerequisites.withUnsafeBufferPointer { prerequisites in
-                // Count each node's dependents one slot ahead, so that the prefix sum leaves
-                // `dependentStarts[p + 1]` at p's first slot: the cursor of the fill below, which
-                // then moves it on to p's end, that is, to `dependentStarts[p + 1]` proper.
-                var first = 0
-                for node in 0..<count {
-                    let end = Int(stored[node].prerequisiteEnd)
-                    let isSync = BodySlot.isSync(stored[node].bodySlot)
-                    if !isSync { hasAsyncNodes = true }
-                    (nodes.baseAddress! + node).initialize(to: NodeState(isSync: isSync, remaining: Int32(end - first)))
-                    for edge in first..<end { dependentStarts[Int(prerequisites[edge]) + 2] += 1 }
-                    first = end
-                }
-                for index in 2..<(count + 2) { dependentStarts[index] += dependentStarts[index - 1] }
-                first = 0
-                for node in 0..<count {
-                    let end = Int(stored[node].prerequisiteEnd)
-                    for edge in first..<end {
-                        let cursor = Int(prerequisites[edge]) + 1
-                        dependents[Int(dependentStarts[cursor])] = Int32(truncatingIfNeeded: node)
-                        dependentStarts[cursor] += 1
-                    }
-                    first = end
-                }
+    /// - Parameters:
+    ///   - isSync: for each node, whether it is a sync node (applied by the pipeline) rather than an
+    ///     async, delay or join node (run on a task).
+    ///   - prerequisites: every node's prerequisites, one list after the other; node `i`'s list
+    ///     ends at `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. A node's
+    ///     prerequisites are all added before it.
+    ///   - nodesWithFallback: the nodes that send a fallback action when they fail.
+    ///   - problems: nodes built with bad input; each fails with its error when the run starts.
+    init(isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
+         nodesWithFallback: Set<Int> = [], problems: [Int: any Error] = [:]) {
+        let count = isSync.count
+        precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
+        var nodes: [NodeState] = []
+        nodes.reserveCapacity(count)
+        var starts = [Int](repeating: 0, count: count + 1)
+        var first = 0
+        for node in 0..<count {
+            let end = prerequisiteEnds[node]
+            nodes.append(NodeState(isSync: isSync[node], remaining: end - first))
+            for prerequisite in prerequisites[first..<end] {
+                precondition(prerequisite >= 0 && prerequisite < node,
+                             "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
+                starts[prerequisite + 1] += 1
             }
+            first = end
         }
-        self.hasAsyncNodes = hasAsyncNodes
-        self.states = states
+        for index in 1..<starts.count { starts[index] += starts[index - 1] }
+        var cursor = starts
+        var dependents = [Int](repeating: 0, count: starts[count])
+        first = 0
+        for node in 0..<count {
+            for prerequisite in prerequisites[first..<prerequisiteEnds[node]] {
+                dependents[cursor[prerequisite]] = node
+                cursor[prerequisite] += 1
+            }
+            first = prerequisiteEnds[node]
+        }
         self.nodes = nodes
-        self.dependentStarts = dependentStarts
+        self.dependentStarts = starts
         self.dependents = dependents
-        readySync = .allocate(capacity: count + nodesWithFallback.count)
+        self.nodesWithFallback = nodesWithFallback
+        self.problems = problems
     }
 
-    /// Frees the buffers; called once, by the run that owns this machine, when it is released.
-    /// (`states` frees itself, once no report shares it either.)
-    func deallocate() {
-        dependentStarts.deallocate()
-        dependents.deallocate()
-        readySync.deallocate()
-    }
+    var count: Int { nodes.count }
 
-    @inline(__always)
     func status(of node: Int) -> Status { nodes[node].status }
 
-    /// Every node's bookkeeping, for a report: shared once the run has finished, since nothing
-    /// changes it after that; copied before.
-    var reportStates: NodeStates { isFinished ? states : NodeStates(copying: states) }
+    var isFinished: Bool { phase == .finished }
+    /// Whether `cancel` was called before the run finished (it may have finished since).
+    private(set) var isCancelled = false
 
-    /// Whether sync work is waiting for the pipeline.
-    var hasReadySync: Bool { readyHead < readyTail }
+    /// The stored response of `node`: `nil` for `Void` or before it succeeded.
+    func response(of node: Int) -> (any Sendable)? { responses[node] }
 
     // MARK: Events
 
-    /// Fails the nodes built with bad input, then releases the nodes with no prerequisites.
-    ///
-    /// Every node with a problem fails with its own error before any skip spreads, so a node below
-    /// another bad node still reports its own problem rather than `.skipped`.
-    mutating func start(problems: [Int: GraphError], now: Int64, _ effects: inout Effects) {
-        for (node, problem) in problems.sorted(by: { $0.key < $1.key }) {
-            markFailed(node, problem, now: now, &effects)
-        }
-        for node in problems.keys.sorted() { skipDependents(of: node, now: now) }
-        for node in 0..<count where nodes[node].status == .waiting && nodes[node].remaining == 0 {
+    /// Starts the run: fails the nodes built with bad input (and skips what depends on them), then
+    /// releases every node with no prerequisites. Every node with a problem fails with its own error
+    /// before any skip spreads, so a node below another bad node still reports its own problem.
+    mutating func start(now: Duration) -> Effects {
+        var effects = Effects()
+        guard phase == .notStarted else { return effects }
+        phase = .running
+        let bad = problems.keys.sorted()
+        for node in bad { markFailed(node, problems[node]!, now: now, &effects) }
+        for node in bad { skipDependents(of: node, now: now, &effects) }
+        for node in nodes.indices where nodes[node].status == .waiting && nodes[node].remaining == 0 {
             release(node, now: now, &effects)
         }
         checkFinished(&effects)
+        return effects
     }
 
-    /// The next sync work, in the order it became ready: a node (marked running at `now`), or `~node`
-    /// for a failed node's fallback. `nil` when there is none; the next release schedules the run again.
-    @inline(__always)
-    mutating func popSync(now: Int64) -> Int32? {
-        guard readyHead < readyTail else {
+    /// The pipeline reached the run's token: the next sync item to apply (marked started at `now`), or
+    /// `nil` when nothing is ready, in which case the run is no longer scheduled.
+    mutating func takeSyncItem(now: Duration) -> SyncItem? {
+        precondition(itemInHand == nil, "OresRedux: a run's sync item was taken twice")
+        guard readyHead < readySync.count else {
             isScheduled = false
+            compactReadyQueue()
             return nil
         }
         let item = readySync[readyHead]
         readyHead += 1
-        if item >= 0 {
-            nodes[Int(item)].status = .running
-            nodes[Int(item)].start = now
+        if case .node(let node) = item {
+            nodes[node].status = .running
+            nodes[node].start = now
         }
+        itemInHand = item
         return item
     }
 
-    /// Where the next `popSync` reads: what a batch of sync work started from (see `endBatch`).
-    var readPosition: Int { readyHead }
-
-    /// Ends a batch of sync work popped since `position`, all stamped `start` while it ran: each
-    /// node of it that succeeded ends at `end`. The pipeline reads the clock twice a batch rather than
-    /// once a node (a clock read costs as much as applying a node).
-    mutating func endBatch(since position: Int, at end: Int64) {
-        for index in position..<readyHead {
-            let item = Int(readySync[index])
-            if item >= 0, nodes[item].status == .succeeded { nodes[item].end = end }
+    /// The pipeline applied `item` (or refused a fallback after a cancel). Accounts for it, releases
+    /// what it unblocked, and decides what the pipeline does next: the next item, yield to the
+    /// `queuedWork` the store has waiting, or leave.
+    mutating func syncItemApplied(_ item: SyncItem, now: Duration, queuedWork: Bool) -> (Effects, SyncStep) {
+        precondition(itemInHand == item, "OresRedux: \(item) was reported applied but was not taken")
+        var effects = Effects()
+        itemInHand = nil
+        switch item {
+        case .node(let node):
+            if nodes[node].status == .running { succeed(node, now: now, &effects) }
+        case .fallback:
+            pendingFallbacks -= 1
         }
-    }
-
-    /// A sync node went through middleware, reducer and subscribers.
-    @inline(__always)
-    mutating func syncApplied(_ node: Int, now: Int64, _ effects: inout Effects) {
-        if nodes[node].status == .running { succeed(node, now: now, &effects) }
         checkFinished(&effects)
+        if readyHead == readySync.count {
+            isScheduled = false
+            compactReadyQueue()
+            return (effects, .idle)
+        }
+        if queuedWork { return (effects, .yield) }
+        return (effects, .apply(takeSyncItem(now: now)!))
     }
 
-    /// A failed node's fallback action was applied.
-    mutating func fallbackApplied(_ effects: inout Effects) {
-        pendingFallbacks -= 1
-        checkFinished(&effects)
+    /// An async node's task is about to run its work: whether it still may (it was not cancelled).
+    func mayRun(_ node: Int) -> Bool {
+        nodes[node].status == .running && phase == .running
     }
 
-    /// An async node ended after `attempts` attempts. Ignored when the node was cancelled meanwhile.
-    mutating func asyncFinished(_ node: Int, error: (any Error)?, attempts: Int, now: Int64, _ effects: inout Effects) {
-        guard nodes[node].status == .running else { return }
+    /// An async node ended after `attempts` attempts, with its response (`nil` for `Void`) or its
+    /// error. Ignored when the node was cancelled meanwhile.
+    mutating func asyncFinished(_ node: Int, _ result: Result<(any Sendable)?, any Error>, attempts: Int,
+                                now: Duration) -> Effects {
+        var effects = Effects()
+        guard nodes[node].status == .running, phase == .running else { return effects }
         if attempts > 1 { retriedAttempts[node] = attempts }
-        if let error {
-            markFailed(node, error, now: now, &effects)
-            skipDependents(of: node, now: now)
-        } else {
+        switch result {
+        case .success(let response):
+            if let response { responses[node] = response }
             succeed(node, now: now, &effects)
+        case .failure(let error):
+            markFailed(node, error, now: now, &effects)
+            skipDependents(of: node, now: now, &effects)
         }
         checkFinished(&effects)
+        return effects
     }
 
-    /// Marks every node that has not started, and every async node in flight, cancelled. A sync node
-    /// being applied at this moment finishes (it cannot be stopped halfway).
-    mutating func cancel(now: Int64, _ effects: inout Effects) {
-        guard !isCancelled, !isFinished else { return }
+    /// Cancels the run: every node that has not started, and every async node in flight, ends
+    /// `.cancelled` now; their workers are to be cancelled; no fallback is sent from now on. A sync
+    /// item being applied at this moment completes (a node) or is refused (a fallback, see
+    /// ``mayApplyFallback``); the run finishes once it is accounted for. Calling it again does nothing.
+    mutating func cancel(now: Duration) -> Effects {
+        var effects = Effects()
+        guard phase == .notStarted || phase == .running else { return effects }
+        phase = .cancelled
         isCancelled = true
-        for node in 0..<count {
+        for node in nodes.indices {
             switch nodes[node].status {
             case .waiting, .ready:
-                markTerminal(node, .cancelled, now: now)
+                markTerminal(node, .cancelled, now: now, &effects)
             case .running where !nodes[node].isSync:
-                markTerminal(node, .cancelled, now: now)
+                markTerminal(node, .cancelled, now: now, &effects)
+                effects.cancelWorkers.append(node)
             default:
                 break
             }
         }
-        readyHead = readyTail
-        pendingFallbacks = 0
+        readySync = []
+        readyHead = 0
+        if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
         checkFinished(&effects)
+        return effects
+    }
+
+    /// Whether a fallback taken from this run may still reach the reducer: not once the run was cancelled.
+    var mayApplyFallback: Bool { phase == .running }
+
+    /// Waits for `node` to be terminal: returns `waiter` back when it already is (resume it at once).
+    mutating func awaitNode(_ node: Int, _ waiter: Waiter) -> Waiter? {
+        if nodes[node].status.isTerminal { return waiter }
+        nodeWaiters[node, default: []].append(waiter)
+        return nil
+    }
+
+    /// Waits for the run to finish: returns `waiter` back when it already has (resume it at once).
+    mutating func awaitFinish(_ waiter: Waiter) -> Waiter? {
+        if phase == .finished { return waiter }
+        finishWaiters.append(waiter)
+        return nil
     }
 
     // MARK: Transitions
 
-    @inline(__always)
-    private mutating func release(_ node: Int, now: Int64, _ effects: inout Effects) {
+    private mutating func release(_ node: Int, now: Duration, _ effects: inout Effects) {
         if nodes[node].isSync {
             nodes[node].status = .ready
-            pushSync(Int32(truncatingIfNeeded: node), &effects)
+            enqueueSync(.node(node), &effects)
         } else {
             nodes[node].status = .running
             nodes[node].start = now
-            if effects.firstAsync < 0 { effects.firstAsync = node } else { effects.moreAsync.append(node) }
+            effects.startAsync.append(node)
         }
     }
 
-    @inline(__always)
-    private mutating func pushSync(_ item: Int32, _ effects: inout Effects) {
-        readySync[readyTail] = item
-        readyTail += 1
+    private mutating func enqueueSync(_ item: SyncItem, _ effects: inout Effects) {
+        readySync.append(item)
         if !isScheduled {
             isScheduled = true
-            effects.scheduleSync = true
+            effects.schedule = true
         }
     }
 
-    @inline(__always)
-    private mutating func succeed(_ node: Int, now: Int64, _ effects: inout Effects) {
-        markTerminal(node, .succeeded, now: now)
-        for edge in Int(dependentStarts[node])..<Int(dependentStarts[node + 1]) {
-            let dependent = Int(dependents[edge])
+    /// Frees the consumed front of the ready queue once it is empty, so it does not grow with the run.
+    private mutating func compactReadyQueue() {
+        readySync.removeAll(keepingCapacity: readySync.count < 64)
+        readyHead = 0
+    }
+
+    private mutating func succeed(_ node: Int, now: Duration, _ effects: inout Effects) {
+        markTerminal(node, .succeeded, now: now, &effects)
+        for edge in dependentStarts[node]..<dependentStarts[node + 1] {
+            let dependent = dependents[edge]
             guard nodes[dependent].status == .waiting else { continue }
             nodes[dependent].remaining -= 1
             if nodes[dependent].remaining == 0 { release(dependent, now: now, &effects) }
         }
     }
 
-    private mutating func markFailed(_ node: Int, _ error: any Error, now: Int64, _ effects: inout Effects) {
-        markTerminal(node, .failed, now: now)
+    private mutating func markFailed(_ node: Int, _ error: any Error, now: Duration, _ effects: inout Effects) {
+        markTerminal(node, .failed, now: now, &effects)
         errors[node] = error
-        if nodesWithFallback.contains(node), !isCancelled {
+        if nodesWithFallback.contains(node), phase == .running {
             pendingFallbacks += 1
-            pushSync(~Int32(truncatingIfNeeded: node), &effects)
+            enqueueSync(.fallback(node), &effects)
         }
     }
 
-    /// Marks everything downstream of `node` that is still waiting `.skipped`: none of it can have had
-    /// all its prerequisites succeed.
-    private mutating func skipDependents(of node: Int, now: Int64) {
+    /// Marks everything downstream of `node` that is still waiting `.skipped`: none of it can have
+    /// had all its prerequisites succeed.
+    private mutating func skipDependents(of node: Int, now: Duration, _ effects: inout Effects) {
         var stack = [node]
         while let failed = stack.popLast() {
-            for edge in Int(dependentStarts[failed])..<Int(dependentStarts[failed + 1]) {
-                let dependent = Int(dependents[edge])
+            for edge in dependentStarts[failed]..<dependentStarts[failed + 1] {
+                let dependent = dependents[edge]
                 guard nodes[dependent].status == .waiting else { continue }
-                markTerminal(dependent, .skipped, now: now)
+                markTerminal(dependent, .skipped, now: now, &effects)
                 stack.append(dependent)
             }
         }
     }
 
-    @inline(__always)
-    private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Int64) {
+    private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Duration, _ effects: inout Effects) {
         nodes[node].status = terminal
         nodes[node].end = now
+        lastEnd = Swift.max(lastEnd, now)
         terminalCount += 1
-    }
-
-    @inline(__always)
-    private mutating func checkFinished(_ effects: inout Effects) {
-        if terminalCount == count, pendingFallbacks == 0, !isFinished {
-            isFinished = true
-            effects.finished = true
+        if !nodeWaiters.isEmpty, let waiters = nodeWaiters.removeValue(forKey: node) {
+            effects.resume += waiters
         }
     }
+
+    private mutating func checkFinished(_ effects: inout Effects) {
+        guard phase == .running || phase == .cancelled,
+              terminalCount == nodes.count, pendingFallbacks == 0, itemInHand == nil else { return }
+        phase = .finished
+        effects.finished = true
+        effects.resume += finishWaiters
+        finishWaiters = []
+        readySync = []
+        readyHead = 0
+    }
+}
+
+/// A node's status in a run. The last four are terminal.
+enum NodeStatus: UInt8, Sendable {
+    case waiting, ready, running, succeeded, failed, skipped, cancelled
+
+    var isTerminal: Bool { rawValue >= NodeStatus.succeeded.rawValue }
+}
+
+/// One node's bookkeeping in a run, as the state machine keeps it and a report reads it.
+struct RunNodeState: Sendable {
+    var status = NodeStatus.waiting
+    let isSync: Bool
+    /// Prerequisites that have not succeeded yet.
+    var remaining: Int
+    /// When it started and ended, since the run started; `nil` until then.
+    var start: Duration?
+    var end: Duration?
 }

@@ -36,7 +36,7 @@ extension Store {
 
     private func deliverOnMainActor<Value: Sendable>(
         coalescing: Bool,
-        filter: @escaping (State) -> Bool,
+        filter: @escaping @Sendable (State) -> Bool,
         transform: @escaping @Sendable (State) -> Value,
         _ observer: @escaping @MainActor @Sendable (Value) -> Void
     ) -> Subscription {
