@@ -18,20 +18,35 @@ public struct RetryPolicy: Sendable {
         case exponential(initial: Duration, multiplier: Double = 2, maximum: Duration = .seconds(60))
 
         /// The wait before retry number `retry` (1 for the first retry).
+        ///
+        /// Total for any input: a negative duration counts as zero; an exponential back-off whose
+        /// multiplier is not a finite number of at least 1 waits `initial` every time, and one that
+        /// would pass `maximum` (however large the multiplier) waits `maximum`.
         public func delay(beforeRetry retry: Int) -> Duration {
             switch self {
             case .none:
                 return .zero
             case .constant(let delay):
-                return delay
+                return Swift.max(delay, .zero)
             case .exponential(let initial, let multiplier, let maximum):
+                let initial = Swift.max(initial, .zero)
+                let maximum = Swift.max(maximum, .zero)
+                guard multiplier.isFinite, multiplier >= 1 else { return Swift.min(initial, maximum) }
+                // Each step is checked in seconds as a Double first, so no multiplication can overflow
+                // `Duration`'s integer arithmetic; below the maximum it is done exactly as written.
+                let maximumSeconds = Self.seconds(maximum)
                 var delay = initial
                 for _ in 1..<Swift.max(1, retry) {
+                    if Self.seconds(delay) * multiplier >= maximumSeconds { return maximum }
                     delay = delay * multiplier
-                    if delay >= maximum { return maximum }
                 }
                 return Swift.min(delay, maximum)
             }
+        }
+
+        private static func seconds(_ duration: Duration) -> Double {
+            let (seconds, attoseconds) = duration.components
+            return Double(seconds) + Double(attoseconds) / 1e18
         }
     }
 
@@ -57,7 +72,8 @@ public struct RetryPolicy: Sendable {
     /// Up to `retries` more attempts after the first (negative counts as 0).
     public static func retry(_ retries: Int, backoff: Backoff = .none,
                              when shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true }) -> RetryPolicy {
-        RetryPolicy(maxAttempts: Swift.max(0, retries) + 1, backoff: backoff, shouldRetry: shouldRetry)
+        let (attempts, overflow) = Swift.max(0, retries).addingReportingOverflow(1)
+        return RetryPolicy(maxAttempts: overflow ? .max : attempts, backoff: backoff, shouldRetry: shouldRetry)
     }
 
     /// One attempt, no retry: the default.

@@ -34,8 +34,9 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     func value(for ticket: UInt64) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             let ready: Result<Response, any Error>? = lock.withLock {
-                if let result { return result }
+                // A withdrawn ticket throws, even once the call has ended: it stopped waiting.
                 guard activeTickets.contains(ticket) else { return .failure(CancellationError()) }
+                if let result { return result }
                 waiters.append((ticket, continuation))
                 return nil
             }
