@@ -145,7 +145,7 @@ public final class StatePersistence: Sendable {
     /// A missing file is a first launch: `(initial, nil)`. An unreadable file gives `(initial,
     /// error)` and is left alone, so the app can start and still log what it could not read. A file
     /// that does not decode (damaged, or written by an older shape of `T` that `T` cannot read) is
-    /// first moved aside with ``keepAside(_:)`` (`state.json` becomes
+    /// first moved aside with ``keepAside(_:at:)`` (`state.json` becomes
     /// `state.corrupt-2026-11-22-153000.json` beside it), so the next write cannot overwrite it; the
     /// error's description ends with where it was kept. To read older shapes instead, see
     /// <doc:Persistence> and ``restore(from:default:version:migrate:)``.
