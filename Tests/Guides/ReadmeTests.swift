@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of README.md ("The counter", "Two network calls, then one update"), as written
 // there, with an `api` that answers at once. The TestStore section has its own tests.
@@ -82,14 +82,16 @@ struct ReadmeTests {
         let printed = GuideApp.Lines()
         @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
-        let store = Store(initialState: 0, reducer: .combine(
-            .on(Increment.self) { count, action in count += action.amount },
-            .on(Reset.self) { count, _ in count = 0 }
-        ))
+        let store = Store(
+            initialState: 0,
+            reducer: .combine(
+                .on(Increment.self) { count, action in count += action.amount },
+                .on(Reset.self) { count, _ in count = 0 }
+            ))
 
         let subscription = store.subscribe { count in print("count:", count) }  // prints 0 at once
-        store.dispatch(Increment(amount: 2))                                    // count: 2, applied before it returns
-        print(store.state)                                                      // 2
+        store.dispatch(Increment(amount: 2))  // count: 2, applied before it returns
+        print(store.state)  // 2
 
         #expect(printed.all == ["count: 0", "count: 2", "2"])
         subscription.cancel()
@@ -110,8 +112,8 @@ struct ReadmeTests {
         var graph = ActionGraph<AppState>()
         let session = graph.run(LogIn(user: "ada", password: "lovelace"))
         let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
-        let feed    = graph.run(after: session) { session in FetchFeed(token: session.token) }
-        let home    = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
+        let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
+        let home = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
 
         graph.setTimeout(.seconds(5), for: feed)
         graph.setRetry(.retry(2, backoff: .exponential(initial: .milliseconds(200))), for: feed)
@@ -119,7 +121,7 @@ struct ReadmeTests {
 
         let run = store.dispatch(graph)
         let report = try await withDeadline(10, "the README's graph") { await run.wait() }  // always returns: every node ends
-        print(report)                          // a table: node, kind, outcome, start, duration, tries
+        print(report)  // a table: node, kind, outcome, start, duration, tries
         return (report, home, store, printed)
     }
 
@@ -139,7 +141,7 @@ struct ReadmeTests {
         defer { failingFeed.value = false }
         let (report, home, store, _) = try await twoCallsThenOneUpdate()
         #expect(report[home].outcome == .skipped)
-        #expect(report[2].attempts == 3)   // the feed: the first try and two retries
+        #expect(report[2].attempts == 3)  // the feed: the first try and two retries
         #expect(store.state.banner == "could not load the feed")
         #expect(store.state.feed.isEmpty)
     }
