@@ -23,7 +23,7 @@ import Foundation
 /// ```swift
 /// let url = URL.applicationSupportDirectory.appendingPathComponent("settings.json")
 /// let (settings, error) = StatePersistence.restore(from: url, default: Settings())
-/// if let error { log(error) }                       // a corrupt file: start from the default
+/// if let error { log(error) }                       // unreadable, or corrupt (and kept aside)
 /// let store = Store(initialState: AppState(settings: settings), reducer: appReducer)
 /// let persistence = StatePersistence(store: store, url: url, select: \.settings)
 /// // ... on the way out:
@@ -41,6 +41,12 @@ import Foundation
 ///   state at the moment it starts.
 /// - **Cheap for the store.** The subscriber only keeps the newest state; selecting, encoding and
 ///   writing happen on the timer's task (or in ``flush()``), never inside `dispatch`.
+///
+/// - **Never loses a file.** ``restore(from:default:)`` keeps a file it cannot decode aside, named
+///   with the date, before anything can overwrite it. A saved type that changes between versions of
+///   the app reads older files through optional fields, or a version and a migration
+///   (``init(store:url:version:select:debounce:clock:writer:onError:)``,
+///   ``restore(from:default:version:migrate:)``); see <doc:Persistence>.
 ///
 /// The state is encoded as JSON with sorted keys. A timed write that fails is reported to `onError`
 /// and retried by the next write (timed or ``flush()``). Releasing this object or calling ``stop()``
