@@ -3,8 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "OresRedux",
-    // `Synchronization.Atomic` (subscription flags, id counters) sets the Apple floor.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // Observation (ObservedStore) sets the Apple floor; nothing else in the library needs more.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "OresRedux", targets: ["OresRedux"]),
     ],

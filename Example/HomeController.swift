@@ -21,8 +21,13 @@ final class HomeController: Sendable {
         var home: Node<Void>
     }
 
-    /// log in -> (profile, feed) in parallel with the token -> one update with both.
-    func logInGraph(user: String, password: String, feedRetry: RetryPolicy? = nil) -> LogInGraph {
+    /// log in -> (profile, feed) in parallel with the token -> one update with both. Every call has
+    /// a timeout: `callTimeout` for the request itself (HTTPAPI), and a second more for the node, so a
+    /// call that hangs whatever the API does still ends.
+    func logInGraph(
+        user: String, password: String, callTimeout: Duration = .seconds(5),
+        feedRetry: RetryPolicy? = nil
+    ) -> LogInGraph {
         let api = self.api
         var graph = ActionGraph<AppState>()
         let loading = graph.send(StartLoading())
@@ -33,7 +38,9 @@ final class HomeController: Sendable {
         graph.send(after: profile) { profile in ProfileLoaded(profile: profile) }
         let home = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
 
-        graph.setTimeout(.seconds(5), for: feed)
+        graph.setTimeout(callTimeout + .seconds(1), for: session)
+        graph.setTimeout(callTimeout + .seconds(1), for: profile)
+        graph.setTimeout(callTimeout + .seconds(1), for: feed)
         if let feedRetry { graph.setRetry(feedRetry, for: feed) }
         graph.setFallback(for: feed) { error in ShowBanner(message: "could not load the feed (\(error))") }
         graph.setLabel("log in", for: session)
@@ -68,7 +75,9 @@ private final class RenderedState: @unchecked Sendable {
         if state.profile != last.profile, let profile = state.profile {
             lines.append("profile  \(profile.name) \(profile.handle), \(profile.followers) followers")
         }
-        if state.feed != last.feed { lines.append("feed     \(state.feed.count) posts, first by \(state.feed.first?.author ?? "-")") }
+        if state.feed != last.feed {
+            lines.append("feed     \(state.feed.count) posts, first by \(state.feed.first?.author ?? "-")")
+        }
         if state.banner != last.banner, let banner = state.banner { lines.append("banner   \(banner)") }
         return lines
     }

@@ -1,13 +1,13 @@
 import Foundation
 import OresRedux
 
-// swift run Example [--base-url URL] [--trace DIR]
+// swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR]
 //
 // Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
 // feed in parallel with the token, then show home with both in one state update.
 
 let usage = """
-    usage: swift run Example [--base-url URL] [--trace DIR] [--help]
+    usage: swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR] [--help]
 
     Runs four scenarios of a log-in screen built as an OresRedux action graph:
       1. log in -> profile and feed in parallel -> one update with both
@@ -19,6 +19,8 @@ let usage = """
       --base-url URL  make real HTTP requests (URLSession) to a server serving
                       Example/fixtures (e.g. python3 -m http.server -d Example/fixtures);
                       by default an embedded fake API answers with realistic latency
+      --timeout SECONDS  the longest each call may take (default 5); a call that
+                      takes longer fails that call, not the whole Example
       --trace DIR     where to write each run's pictures: Mermaid (.mmd), Graphviz (.dot)
                       and a Chrome trace (.trace.json, opens in ui.perfetto.dev);
                       default: trace-out
@@ -26,6 +28,7 @@ let usage = """
     """
 
 var baseURL: URL?
+var callTimeout = Duration.seconds(5)
 var traceDirectory = URL(fileURLWithPath: "trace-out")
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -39,6 +42,12 @@ while let argument = arguments.popFirst() {
             exit(2)
         }
         baseURL = url
+    case "--timeout":
+        guard let value = arguments.popFirst(), let seconds = Double(value), seconds > 0 else {
+            print("--timeout needs a number of seconds\n\n\(usage)")
+            exit(2)
+        }
+        callTimeout = .milliseconds(Int64(seconds * 1000))
     case "--trace":
         guard let value = arguments.popFirst() else {
             print("--trace needs a directory\n\n\(usage)")
@@ -53,15 +62,17 @@ while let argument = arguments.popFirst() {
 
 @MainActor
 func api(brokenFeed: Bool = false) -> any API {
-    if let baseURL { return HTTPAPI(baseURL: baseURL, brokenFeed: brokenFeed) }
+    if let baseURL { return HTTPAPI(baseURL: baseURL, brokenFeed: brokenFeed, timeout: callTimeout) }
     return FakeAPI(brokenFeed: brokenFeed)
 }
 
 /// Runs one scenario: renders every state change as it happens, then prints the run's report.
 @MainActor
-func scenario(_ number: Int, _ title: String, api: any API, feedRetry: RetryPolicy? = nil,
-              cancelAfterLogIn: Bool = false,
-              expect: (GraphReport, HomeController.LogInGraph, AppState) -> Bool) async -> Bool {
+func scenario(
+    _ number: Int, _ title: String, api: any API, feedRetry: RetryPolicy? = nil,
+    cancelAfterLogIn: Bool = false,
+    expect: (GraphReport, HomeController.LogInGraph, AppState) -> Bool
+) async -> Bool {
     print("\n== \(number). \(title)")
     let store = Store(initialState: AppState(), reducer: appReducer)
     let controller = HomeController(store: store, api: api)
@@ -71,7 +82,7 @@ func scenario(_ number: Int, _ title: String, api: any API, feedRetry: RetryPoli
         let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
         print(String(repeating: " ", count: max(0, 6 - String(milliseconds).count)) + "\(milliseconds) ms  \(line)")
     }
-    let login = controller.logInGraph(user: "ada", password: "lovelace", feedRetry: feedRetry)
+    let login = controller.logInGraph(user: "ada", password: "lovelace", callTimeout: callTimeout, feedRetry: feedRetry)
     let run = store.dispatch(login.graph)
     if cancelAfterLogIn {
         _ = try? await run.value(of: login.session)
@@ -83,30 +94,46 @@ func scenario(_ number: Int, _ title: String, api: any API, feedRetry: RetryPoli
     print("")
     print(report.description.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
     writeTraces(report, name: "scenario-\(number)")
+    if case .failed(let error) = await run.outcome(of: login.session) {
+        // Every scenario starts by logging in: there is no point in going on.
+        print("\nlog-in failed: \(error); the other scenarios need a session, so the Example stops here.")
+        exit(1)
+    }
     let asExpected = expect(report, login, store.state)
     if !asExpected { print("!! scenario \(number) did not end as expected") }
     return asExpected
 }
 
 var results: [Bool] = []
-results.append(await scenario(1, "Log in, then profile and feed in parallel, then one update", api: api()) { report, login, state in
-    state.screen == .home && state.feed.count == 3 && report.count(of: .succeeded) == report.count
-})
-results.append(await scenario(2, "The feed fails: fallback banner, home skipped, profile still shown",
-                              api: api(brokenFeed: true)) { report, login, state in
-    report[login.feed].outcome == .failed && report[login.home].outcome == .skipped
-        && state.profile != nil && state.banner != nil && state.screen == .loading
-})
-results.append(await scenario(3, "The feed is flaky: retry with back-off succeeds on the second try",
-                              api: FlakyFeed(api(), failures: 1),
-                              feedRetry: .retry(2, backoff: .exponential(initial: .milliseconds(100)))) { report, login, state in
-    report[login.feed].attempts == 2 && state.screen == .home
-})
-results.append(await scenario(4, "The user leaves while loading: the run is cancelled", api: api(),
-                              cancelAfterLogIn: true) { report, login, state in
-    report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
-        && state.session != nil && state.screen == .loading
-})
+results.append(
+    await scenario(1, "Log in, then profile and feed in parallel, then one update", api: api()) {
+        report, login, state in
+        state.screen == .home && state.feed.count == 3 && report.count(of: .succeeded) == report.count
+    })
+results.append(
+    await scenario(
+        2, "The feed fails: fallback banner, home skipped, profile still shown",
+        api: api(brokenFeed: true)
+    ) { report, login, state in
+        report[login.feed].outcome == .failed && report[login.home].outcome == .skipped
+            && state.profile != nil && state.banner != nil && state.screen == .loading
+    })
+results.append(
+    await scenario(
+        3, "The feed is flaky: retry with back-off succeeds on the second try",
+        api: FlakyFeed(api(), failures: 1),
+        feedRetry: .retry(2, backoff: .exponential(initial: .milliseconds(100)))
+    ) { report, login, state in
+        report[login.feed].attempts == 2 && state.screen == .home
+    })
+results.append(
+    await scenario(
+        4, "The user leaves while loading: the run is cancelled", api: api(),
+        cancelAfterLogIn: true
+    ) { report, login, state in
+        report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
+            && state.session != nil && state.screen == .loading
+    })
 
 let passed = results.filter { $0 }.count
 print("\nExample finished: \(passed) of \(results.count) scenarios ended as expected.")

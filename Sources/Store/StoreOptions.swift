@@ -61,12 +61,21 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
     }
 }
 
-#if canImport(Glibc)
+// The C library, on every platform Swift ships for.
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
+#elseif canImport(Android)
+import Android
+#elseif canImport(WASILibc)
+import WASILibc
+#elseif canImport(ucrt)
+import ucrt
+#else
+#error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc, ucrt)")
 #endif
 
 /// Errors the store itself raises.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OresRedux
 
 /// Saving a store's state after changes (debounced, atomic) and restoring it at the next launch.
@@ -70,7 +71,7 @@ import Testing
     @Test func corruptFileGivesTheErrorAndTheInitialState() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            try Data(#"{"count": 3, "settings": {"theme": "#.utf8).write(to: url)   // cut off mid-write
+            try Data(#"{"count": 3, "settings": {"theme": "#.utf8).write(to: url)  // cut off mid-write
 
             let (restored, error) = StatePersistence.restore(from: url, default: AppState(count: 42))
             #expect(restored == AppState(count: 42))
@@ -145,17 +146,18 @@ import Testing
             let clock = TestClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let counting = CountingWriter()
-            let persistence = StatePersistence(store: store, url: url, debounce: .seconds(1), clock: clock,
-                                               writer: counting.writer)
+            let persistence = StatePersistence(
+                store: store, url: url, debounce: .seconds(1), clock: clock,
+                writer: counting.writer)
 
             for _ in 0..<1000 { store.dispatch(Increment()) }
             await clock.waitForSleepers(1)
             try persistence.flush()
 
             #expect(counting.writes == 1)
-            #expect(clock.sleeperCount == 0)          // the timer is cancelled: no second write comes
+            #expect(clock.sleeperCount == 0)  // the timer is cancelled: no second write comes
             #expect(try StatePersistence.load(AppState.self, from: url) == store.state)
-            try persistence.flush()                   // nothing changed since
+            try persistence.flush()  // nothing changed since
             #expect(counting.writes == 1)
         }
     }
@@ -262,7 +264,8 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
 
             // The change stays pending: once the folder exists, the next flush writes it.
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try persistence.flush()
             #expect(try StatePersistence.load(AppState.self, from: url) == AppState(count: 1))
         }
@@ -274,14 +277,18 @@ import Testing
             let clock = TestClock()
             let (errors, continuation) = AsyncStream<PersistenceError>.makeStream()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
-            let persistence = StatePersistence(store: store, url: url, clock: clock,
-                                               onError: { continuation.yield($0) })
+            let persistence = StatePersistence(
+                store: store, url: url, clock: clock,
+                onError: { continuation.yield($0) })
             store.dispatch(Increment())
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(1))
             var iterator = errors.makeAsyncIterator()
             let error = await iterator.next()
-            if case .writeFailed = error {} else { Issue.record("expected .writeFailed, got \(String(describing: error))") }
+            if case .writeFailed = error {
+            } else {
+                Issue.record("expected .writeFailed, got \(String(describing: error))")
+            }
             _ = persistence
         }
     }

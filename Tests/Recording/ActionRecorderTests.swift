@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OresRedux
 
 /// A recorder installed last sees what reaches the reducer; its record replays to the same states,
@@ -27,13 +28,14 @@ import Testing
 
     func recordSession() -> (ActionRecorder<Counter>, Store<Counter>, [Counter]) {
         let recorder = ActionRecorder<Counter>()
-        let store = Store(initialState: Counter(), reducer: Self.reducer,
-                          middleware: [Self.earlier, recorder.middleware])
+        let store = Store(
+            initialState: Counter(), reducer: Self.reducer,
+            middleware: [Self.earlier, recorder.middleware])
         let committed = LockedValue<[Counter]>([])
         let subscription = store.subscribe { state in committed.withLock { $0.append(state) } }
         store.dispatch(Increment(amount: 2))
-        store.dispatch(Increment(amount: -5))     // dropped by the earlier middleware
-        store.dispatch(Rename(name: "ada"))       // plus an Increment(10) the middleware adds
+        store.dispatch(Increment(amount: -5))  // dropped by the earlier middleware
+        store.dispatch(Rename(name: "ada"))  // plus an Increment(10) the middleware adds
         store.dispatch(Increment(amount: 3))
         subscription.cancel()
         return (recorder, store, Array(committed.withLock { $0 }.dropFirst()))
@@ -141,7 +143,8 @@ import Testing
     @Test func customNamesAreUsedBothWays() throws {
         var registry = ActionCodingRegistry()
         registry.register(Increment.self, as: "counter/increment")
-        let data = try ActionRecording([RecordedAction(action: Increment(amount: 4), time: .zero)]).jsonData(using: registry)
+        let data = try ActionRecording([RecordedAction(action: Increment(amount: 4), time: .zero)]).jsonData(
+            using: registry)
         #expect(String(decoding: data, as: UTF8.self).contains("\"counter/increment\""))
         let loaded = try ActionRecording(jsonData: data, using: registry)
         #expect(loaded.first?.action as? Increment == Increment(amount: 4))
@@ -158,7 +161,10 @@ import Testing
             try ActionRecording(jsonData: Data(json.utf8), using: registry())
         }
         let error = ActionCodingError.unknownType("Explode", registered: ["Increment", "Rename"])
-        #expect(error.description == #"the record contains an action of type "Explode", which is not registered (registered: Increment, Rename)"#)
+        #expect(
+            error.description
+                == #"the record contains an action of type "Explode", which is not registered (registered: Increment, Rename)"#
+        )
     }
 
     @Test func unregisteredTypeOnExportIsAClearError() {

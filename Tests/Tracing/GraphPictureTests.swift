@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OresRedux
 
 /// The pictures of one real run: a succeeded chain, a failure and what it skipped, parallel work,
@@ -71,15 +72,17 @@ import Testing
     @Test func mermaidEscapesQuotesAndBrackets() async {
         let mermaid = await finishedRun().mermaid
         let line = mermaid.split(separator: "\n").first { $0.hasPrefix("    n0[") }.map(String.init) ?? ""
-        #expect(line.hasPrefix(#"    n0["Log #quot;in#quot; #91;1#93; #40;a#124;b#41; #123;c#125; #lt;d#gt; #amp; #35;e \f<br/>"#))
+        #expect(
+            line.hasPrefix(
+                #"    n0["Log #quot;in#quot; #91;1#93; #40;a#124;b#41; #123;c#125; #lt;d#gt; #amp; #35;e \f<br/>"#))
         // Inside the node text: no raw quote, bracket or parenthesis is left to end it early.
         let text = line.dropFirst("    n0[\"".count).prefix { $0 != "\"" }
         #expect(!text.contains("[") && !text.contains("]") && !text.contains("(") && !text.contains("|"))
         #expect(line.hasSuffix("\"]:::succeeded"))
     }
 
-    @Test func mermaidEscapingTurnsLineBreaksIntoSpaces() {
-        #expect(GraphReport.mermaidEscaped("a\nb\r\nc\td") == "a b c d")
+    @Test func mermaidEscapingKeepsATextOnOneLineWithItsBreaksShown() {
+        #expect(GraphReport.mermaidEscaped("a\nb\r\nc\td") == #"a\nb\r\nc\td"#)
     }
 
     // MARK: DOT
@@ -101,13 +104,13 @@ import Testing
         #expect(line(1).contains("fillcolor=\"#c8e6c9\""))
         #expect(line(2).contains("fillcolor=\"#ffcdd2\""))
         #expect(line(3).contains("fillcolor=\"#e0e0e0\""))
-        #expect(line(2).contains(##"tooltip="#2 async: the server said \"no\"""##))
+        #expect(line(2).contains(##"tooltip="#2 async: the server said &quot;no&quot;""##))
     }
 
-    @Test func dotEscapesQuotesAndBackslashes() async {
+    @Test func dotEscapesQuotesAmpersandsAndBackslashes() async {
         let dot = await finishedRun().dot
-        #expect(dot.contains(#"n0 [label="Log \"in\" [1] (a|b) {c} <d> & #e \\f\nsucceeded"#))
-        #expect(GraphReport.dotEscaped("a\nb\"c\\") == #"a b\"c\\"#)
+        #expect(dot.contains(#"n0 [label="Log &quot;in&quot; [1] (a|b) {c} <d> &amp; #e \\f\nsucceeded"#))
+        #expect(GraphReport.dotLabelEscaped("a\nb\"c\\&") == #"a\\nb&quot;c\\&amp;"#)
     }
 
     // MARK: Chrome trace
@@ -134,7 +137,8 @@ import Testing
     @Test func chromeTraceHasOneEventPerNode() async throws {
         let events = try events(await finishedRun()).filter { $0["ph"] as? String != "M" }
         #expect(events.count == 6)
-        let byIndex = Dictionary(uniqueKeysWithValues: events.map { (($0["args"] as? [String: Any])?["index"] as? Int ?? -1, $0) })
+        let byIndex = Dictionary(
+            uniqueKeysWithValues: events.map { (($0["args"] as? [String: Any])?["index"] as? Int ?? -1, $0) })
         #expect(byIndex[0]?["name"] as? String == Self.trickyLabel)
         #expect(byIndex[0]?["cat"] as? String == "async")
         #expect(byIndex[1]?["cat"] as? String == "sync")
@@ -154,19 +158,24 @@ import Testing
         let slices = try events(await finishedRun()).filter { $0["ph"] as? String == "X" }
         let rows = Dictionary(grouping: slices) { $0["tid"] as? Int ?? 0 }
         for (_, row) in rows {
-            let intervals = row.map { (($0["ts"] as? Double) ?? 0, (($0["ts"] as? Double) ?? 0) + (($0["dur"] as? Double) ?? 0)) }
-                .sorted { $0.0 < $1.0 }
+            let intervals = row.map {
+                (($0["ts"] as? Double) ?? 0, (($0["ts"] as? Double) ?? 0) + (($0["dur"] as? Double) ?? 0))
+            }
+            .sorted { $0.0 < $1.0 }
             for (earlier, later) in zip(intervals, intervals.dropFirst()) { #expect(earlier.1 <= later.0) }
         }
     }
 
     @Test func lanesGiveOverlappingNodesDifferentRowsAndReuseFreeOnes() {
         func entry(_ index: Int, _ start: Int, _ end: Int) -> GraphReport.Entry {
-            GraphReport.Entry(index: index, label: "n\(index)", kind: .async, prerequisites: [], outcome: .succeeded,
-                              error: nil, start: .nanoseconds(start), end: .nanoseconds(end), attempts: 1)
+            GraphReport.Entry(
+                index: index, label: "n\(index)", kind: .async, prerequisites: [], outcome: .succeeded,
+                error: nil, start: .nanoseconds(start), end: .nanoseconds(end), attempts: 1)
         }
         // 0 [0,10), 1 [2,5), 2 [3,8), 3 [5,9) reuses 1's row, 4 [10,12) reuses the first row.
-        let lanes = GraphReport.traceLanes([entry(0, 0, 10), entry(1, 2, 5), entry(2, 3, 8), entry(3, 5, 9), entry(4, 10, 12)])
+        let lanes = GraphReport.traceLanes([
+            entry(0, 0, 10), entry(1, 2, 5), entry(2, 3, 8), entry(3, 5, 9), entry(4, 10, 12),
+        ])
         #expect(lanes == [0: 1, 1: 2, 2: 3, 3: 2, 4: 1])
     }
 
@@ -188,8 +197,9 @@ import Testing
 
     @Test func unfinishedAndCancelledNodesAreBlueThenOrange() async throws {
         let clock = TestClock()
-        let store = Store(initialState: Count(), reducer: .on(Add.self) { $0.value += $1.amount },
-                          options: StoreOptions(clock: clock))
+        let store = Store(
+            initialState: Count(), reducer: .on(Add.self) { $0.value += $1.amount },
+            options: StoreOptions(clock: clock))
         var graph = ActionGraph<Count>()
         let wait = graph.delay(.seconds(10))
         graph.send(Add(amount: 1), after: wait)

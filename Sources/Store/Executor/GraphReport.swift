@@ -106,15 +106,17 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         return "\(count) nodes: \(parts)\(time)"
     }
 
-    /// The table shown at the top of this type's documentation, then the summary line.
+    /// The table shown at the top of this type's documentation, then the summary line: one line per
+    /// node, with line breaks, tabs and other control characters in labels and errors shown escaped
+    /// (`\n`, `\t`, `\u{1B}`).
     public var description: String {
         var rows = [["#", "node", "kind", "outcome", "start", "duration", "tries", "prerequisites", "note"]]
         for entry in self {
             rows.append([
-                String(entry.index), entry.label, entry.kind.rawValue, entry.outcome?.rawValue ?? "running",
+                String(entry.index), Self.oneLine(entry.label), entry.kind.rawValue, entry.outcome?.rawValue ?? "running",
                 entry.start.map(Self.format) ?? "-", entry.duration.map(Self.format) ?? "-",
                 String(entry.attempts), entry.prerequisites.map(String.init).joined(separator: ", "),
-                entry.error.map { String(describing: $0) } ?? "",
+                entry.error.map { Self.oneLine(String(describing: $0)) } ?? "",
             ])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)

@@ -1,10 +1,21 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
+
+// The C library; this file needs POSIX open, fsync and rename, which Windows does not have.
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
 #elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
+    import Musl
+#elseif canImport(Android)
+    import Android
+#elseif canImport(WASILibc)
+    import WASILibc
+#elseif os(Windows)
+    #error(
+        "OresRedux: StatePersistence.writeAtomically needs POSIX open, fsync and rename; Windows is not supported yet")
+#else
+    #error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc)")
 #endif
 
 extension StatePersistence {

@@ -33,10 +33,12 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
     private let writer: StatePersistence.Writer
     private let onError: @Sendable (PersistenceError) -> Void
 
-    init(url: URL, debounce: Duration, clock: any Clock<Duration>,
-         encode: @escaping @Sendable (State) throws(PersistenceError) -> Data,
-         writer: @escaping StatePersistence.Writer,
-         onError: @escaping @Sendable (PersistenceError) -> Void) {
+    init(
+        url: URL, debounce: Duration, clock: any Clock<Duration>,
+        encode: @escaping @Sendable (State) throws(PersistenceError) -> Data,
+        writer: @escaping StatePersistence.Writer,
+        onError: @escaping @Sendable (PersistenceError) -> Void
+    ) {
         self.url = url
         self.debounce = debounce
         self.clock = clock
@@ -64,7 +66,7 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
         do {
             try await clock.sleep(for: debounce)
         } catch {
-            return   // cancelled: a flush took the change, or persistence stopped
+            return  // cancelled: a flush took the change, or persistence stopped
         }
         do {
             try writeIfChanged()

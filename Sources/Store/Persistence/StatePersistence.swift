@@ -1,12 +1,29 @@
 import Foundation
 
+// The C library; this file needs POSIX stat, which Windows does not have.
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#elseif canImport(WASILibc)
+    import WASILibc
+#elseif os(Windows)
+    #error("OresRedux: StatePersistence needs POSIX stat; Windows is not supported yet")
+#else
+    #error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc)")
+#endif
+
 /// Saves a store's state (or a `Codable` part of it) to a file after it changes, and restores it at
 /// the next launch.
 ///
 /// ```swift
 /// let url = URL.applicationSupportDirectory.appendingPathComponent("settings.json")
 /// let (settings, error) = StatePersistence.restore(from: url, default: Settings())
-/// if let error { log(error) }                       // a corrupt file: start from the default
+/// if let error { log(error) }                       // unreadable, or corrupt (and kept aside)
 /// let store = Store(initialState: AppState(settings: settings), reducer: appReducer)
 /// let persistence = StatePersistence(store: store, url: url, select: \.settings)
 /// // ... on the way out:
@@ -24,6 +41,12 @@ import Foundation
 ///   state at the moment it starts.
 /// - **Cheap for the store.** The subscriber only keeps the newest state; selecting, encoding and
 ///   writing happen on the timer's task (or in ``flush()``), never inside `dispatch`.
+///
+/// - **Never loses a file.** ``restore(from:default:)`` keeps a file it cannot decode aside, named
+///   with the date, before anything can overwrite it. A saved type that changes between versions of
+///   the app reads older files through optional fields, or a version and a migration
+///   (``init(store:url:version:select:debounce:clock:writer:onError:)``,
+///   ``restore(from:default:version:migrate:)``); see <doc:Persistence>.
 ///
 /// The state is encoded as JSON with sorted keys. A timed write that fails is reported to `onError`
 /// and retried by the next write (timed or ``flush()``). Releasing this object or calling ``stop()``
@@ -78,8 +101,9 @@ public final class StatePersistence: Sendable {
         writer: @escaping Writer = { data, url in try StatePersistence.writeAtomically(data, to: url) },
         onError: @escaping @Sendable (PersistenceError) -> Void = StatePersistence.printToStandardError
     ) {
-        self.init(store: store, url: url, select: { $0 }, debounce: debounce, clock: clock,
-                  writer: writer, onError: onError)
+        self.init(
+            store: store, url: url, select: { $0 }, debounce: debounce, clock: clock,
+            writer: writer, onError: onError)
     }
 
     deinit {
@@ -105,39 +129,71 @@ public final class StatePersistence: Sendable {
 
     // MARK: Restoring
 
-    /// Reads a state saved by this type.
-    /// - Throws: ``PersistenceError/missing(path:)`` when there is no file;
-    ///   ``PersistenceError/unreadable(path:description:)`` when it cannot be read;
-    ///   ``PersistenceError/corrupt(path:description:)`` when it does not decode as `type`.
+    /// Reads a state saved by this type. It only reads: a corrupt file stays where it is (see
+    /// ``restore(from:default:)``, which keeps it aside).
+    /// - Throws: ``PersistenceError/missing(path:)`` when there is no file (nor, on a first launch,
+    ///   its directory); ``PersistenceError/unreadable(path:description:)`` when it cannot be read,
+    ///   including when its directory cannot be searched (permissions, or a part of the path is not
+    ///   a directory); ``PersistenceError/corrupt(path:description:)`` when it does not decode as
+    ///   `type`.
     public static func load<T: Decodable>(_ type: T.Type = T.self, from url: URL) throws(PersistenceError) -> T {
-        let path = url.path
-        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(path: path, description: String(describing: error))
-        }
+        let data = try read(url)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw .corrupt(path: path, description: String(describing: error))
+            throw .corrupt(path: url.path, description: String(describing: error))
         }
     }
 
     /// The saved state, or `initial` when there is none or it cannot be used; never throws, never
-    /// crashes.
+    /// crashes, never loses a file.
     ///
-    /// A missing file is a first launch: `(initial, nil)`. An unreadable or corrupt file gives
-    /// `(initial, error)` so the app can start and still log what it lost. The file is left alone
-    /// either way; the next write replaces it.
-    public static func restore<T: Decodable>(from url: URL, default initial: T) -> (state: T, error: PersistenceError?) {
+    /// A missing file is a first launch: `(initial, nil)`. An unreadable file gives `(initial,
+    /// error)` and is left alone, so the app can start and still log what it could not read. A file
+    /// that does not decode (damaged, or written by an older shape of `T` that `T` cannot read) is
+    /// first moved aside with ``keepAside(_:at:)`` (`state.json` becomes
+    /// `state.corrupt-2026-11-22-153000.json` beside it), so the next write cannot overwrite it; the
+    /// error's description ends with where it was kept. To read older shapes instead, see
+    /// <doc:Persistence> and ``restore(from:default:version:migrate:)``.
+    public static func restore<T: Decodable>(from url: URL, default initial: T) -> (state: T, error: PersistenceError?)
+    {
+        restoring(url, initial) { () throws(PersistenceError) -> T in try load(T.self, from: url) }
+    }
+
+    /// Runs `load`; a missing file gives `initial`, a corrupt one is kept aside first.
+    static func restoring<T>(
+        _ url: URL, _ initial: T, _ load: () throws(PersistenceError) -> T
+    ) -> (state: T, error: PersistenceError?) {
         do {
-            return (try load(T.self, from: url), nil)
+            return (try load(), nil)
         } catch .missing {
             return (initial, nil)
+        } catch .corrupt(let path, let description) {
+            let kept: String
+            do {
+                kept = "the file was kept as \(try keepAside(url).path)"
+            } catch {
+                kept = "it could not be kept aside (\(error)), so the next write will replace it"
+            }
+            return (initial, .corrupt(path: path, description: "\(description); \(kept)"))
         } catch {
             return (initial, error)
+        }
+    }
+
+    /// The file's bytes; `.missing` only when the file (or its directory) does not exist.
+    static func read(_ url: URL) throws(PersistenceError) -> Data {
+        let path = url.path
+        var status = stat()
+        if stat(path, &status) != 0 {
+            let code = errno
+            if code == ENOENT { throw .missing(path: path) }
+            throw .unreadable(path: path, description: String(cString: strerror(code)))
+        }
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(path: path, description: String(describing: error))
         }
     }
 

@@ -46,13 +46,15 @@ extension GraphReport {
             let common = "\"name\":\(Self.jsonString(entry.label)),\"cat\":\(Self.jsonString(entry.kind.rawValue))"
             if let start = entry.start?.wholeNanoseconds {
                 let end = entry.end?.wholeNanoseconds ?? latest
-                events.append("{\(common),\"ph\":\"X\",\"ts\":\(Self.microseconds(start)),"
-                              + "\"dur\":\(Self.microseconds(Swift.max(0, end - start))),"
-                              + "\"pid\":1,\"tid\":\(lanes[entry.index] ?? 1),\"args\":\(args)}")
+                events.append(
+                    "{\(common),\"ph\":\"X\",\"ts\":\(Self.microseconds(start)),"
+                        + "\"dur\":\(Self.microseconds(Swift.max(0, end - start))),"
+                        + "\"pid\":1,\"tid\":\(lanes[entry.index] ?? 1),\"args\":\(args)}")
             } else {
                 let time = entry.end?.wholeNanoseconds ?? 0
-                events.append("{\(common),\"ph\":\"i\",\"s\":\"t\",\"ts\":\(Self.microseconds(time)),"
-                              + "\"pid\":1,\"tid\":\(notStartedLane),\"args\":\(args)}")
+                events.append(
+                    "{\(common),\"ph\":\"i\",\"s\":\"t\",\"ts\":\(Self.microseconds(time)),"
+                        + "\"pid\":1,\"tid\":\(notStartedLane),\"args\":\(args)}")
             }
         }
         return "{\"traceEvents\":[\n" + events.joined(separator: ",\n") + "\n],\"displayTimeUnit\":\"ms\"}\n"
@@ -70,8 +72,8 @@ extension GraphReport {
         }.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
 
         var lanes: [Int: Int] = [:]
-        var busy = MinHeap<BusyLane>()   // lanes in use, earliest end first
-        var free = MinHeap<Int>()        // lanes free again, lowest first
+        var busy = MinHeap<BusyLane>()  // lanes in use, earliest end first
+        var free = MinHeap<Int>()  // lanes free again, lowest first
         var laneCount = 0
         for interval in intervals {
             while let first = busy.first, first.end <= interval.start {

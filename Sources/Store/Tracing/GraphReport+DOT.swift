@@ -15,8 +15,10 @@ extension GraphReport {
     /// - every prerequisite edge appears once, as `n<prerequisite> -> n<dependent>;`;
     /// - each node's `fillcolor` is its outcome's: green succeeded, red failed, grey skipped, orange
     ///   cancelled, blue not finished (the same colours as ``mermaid``);
-    /// - labels cannot break the file: backslashes and quotes are escaped, line breaks become spaces,
-    ///   so a label always shows as written.
+    /// - labels and tooltips show as written once Graphviz has read them: its entity decoding
+    ///   (`&amp;`, `&quot;`) and escape sequences (`\N`, `\G`, `\n`, `\\`) cannot change them, and
+    ///   they stay on one line (a line break shows as `\n`, a tab as `\t`, another control character
+    ///   as `\u{1B}`).
     public var dot: String {
         var lines = [
             "digraph GraphRun {",
@@ -26,11 +28,12 @@ extension GraphReport {
         ]
         for entry in self {
             let style = TraceStyle(entry.outcome)
-            let label = Self.dotEscaped(entry.label) + "\\n" + Self.dotEscaped(entry.pictureDetail)
+            let label = Self.dotLabelEscaped(entry.label) + "\\n" + Self.dotLabelEscaped(entry.pictureDetail)
             var tooltip = "#\(entry.index) \(entry.kind.rawValue)"
             if let error = entry.error { tooltip += ": \(String(describing: error))" }
-            lines.append("    n\(entry.index) [label=\"\(label)\", fillcolor=\"\(style.fill)\", "
-                         + "color=\"\(style.stroke)\", tooltip=\"\(Self.dotEscaped(tooltip))\"];")
+            lines.append(
+                "    n\(entry.index) [label=\"\(label)\", fillcolor=\"\(style.fill)\", "
+                    + "color=\"\(style.stroke)\", tooltip=\"\(Self.dotTooltipEscaped(tooltip))\"];")
         }
         for entry in self {
             for prerequisite in entry.prerequisites {
@@ -39,25 +42,5 @@ extension GraphReport {
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// `text` made safe inside a quoted DOT string: `\` and `"` are escaped (so Graphviz's own `\n`,
-    /// `\l`, `\N` sequences cannot be triggered by a label) and control characters become spaces.
-    static func dotEscaped(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            default:
-                if character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) {
-                    escaped += " "
-                } else {
-                    escaped.append(character)
-                }
-            }
-        }
-        return escaped
     }
 }

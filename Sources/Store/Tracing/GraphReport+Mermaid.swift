@@ -20,7 +20,8 @@ extension GraphReport {
     /// - each node has the class of its outcome: `succeeded` (green), `failed` (red), `skipped` (grey),
     ///   `cancelled` (orange) or `unfinished` (blue, for a node of a run still going);
     /// - labels cannot break the chart: quotes, brackets, `<`, `>`, `&`, `#`, `|` and backticks are
-    ///   written as Mermaid entity codes (`"` is `#quot;`), line breaks as spaces.
+    ///   written as Mermaid entity codes (`"` is `#quot;`), and every text stays on one line (a line
+    ///   break shows as `\n`, a tab as `\t`, another control character as `\u{1B}`).
     ///
     /// Mermaid renders a few hundred nodes well; for bigger runs prefer ``dot`` or ``chromeTrace``.
     public var mermaid: String {
@@ -40,12 +41,12 @@ extension GraphReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `text` made safe inside a quoted Mermaid node text: every character Mermaid gives a meaning
-    /// there becomes an entity code, and line breaks become spaces.
+    /// `text` made safe inside a quoted Mermaid node text: on one line (``oneLine(_:)``), and every
+    /// character Mermaid gives a meaning there becomes an entity code.
     static func mermaidEscaped(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
-        for character in text {
+        for character in oneLine(text) {
             switch character {
             case "\"": escaped += "#quot;"
             case "#": escaped += "#35;"
@@ -60,13 +61,7 @@ extension GraphReport {
             case "}": escaped += "#125;"
             case "|": escaped += "#124;"
             case "`": escaped += "#96;"
-            case "\n", "\r", "\r\n", "\t": escaped += " "
-            default:
-                if character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) {
-                    escaped += " "
-                } else {
-                    escaped.append(character)
-                }
+            default: escaped.append(character)
             }
         }
         return escaped
