@@ -67,6 +67,10 @@ final class ActionTypeTable<State>: Sendable {
     }
 
     /// Applies, in order, every part that an action of `action`'s type must meet.
+    ///
+    /// Inlinable, like the combined reducer's closure that calls it, so that the app's module
+    /// specializes it for its own `State`: unspecialized, every step is called through generic
+    /// `inout State` handling, which costs more than the lookup itself.
     @inlinable
     func apply(_ state: inout State, _ action: any Action) {
         let key = typeKey(of: action)
