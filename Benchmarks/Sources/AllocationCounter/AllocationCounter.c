@@ -9,7 +9,15 @@
 // off and one relaxed atomic add when on; frees are not counted.
 #include "AllocationCounter.h"
 
-#if defined(__linux__) && defined(__GLIBC__)
+// A sanitizer's runtime defines malloc itself (linked statically into the executable), so under
+// one this target defines nothing and reports that it does not count.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define ALLOCATION_COUNTER_SANITIZED 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(ALLOCATION_COUNTER_SANITIZED)
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -4,7 +4,8 @@
 #include <stdint.h>
 
 /// Whether this build counts allocations: 1 on Linux with glibc, where this target replaces
-/// malloc and friends for the whole Benchmarks process; 0 elsewhere (the counts read 0).
+/// malloc and friends for the whole Benchmarks process; 0 elsewhere and under a sanitizer (the
+/// counts then read 0).
 int allocation_counter_available(void);
 
 /// Starts counting: every malloc, calloc, realloc, aligned_alloc, memalign and posix_memalign
