@@ -15,11 +15,12 @@ let usage = """
                        one scenario alone, for valgrind --tool=callgrind (see Profiling.swift)
       --help           this text
 
-    How to read the figures. Ours and the baseline are timed alternately (A B, B A, A B, ...), each
-    sample doing enough operations to last a few milliseconds; each pair gives one ratio, ours /
-    baseline, and the figure is the median ratio with its interquartile range (IQR) and extremes.
-    Both sides of a pair ran under the same load, so the ratio holds on a busy machine where the
-    absolute times (printed too, as medians) do not. Allocations are counted in this process: the
+    How to read the figures. Ours and the baseline are timed alternately, a pair being A B A B A B
+    (B A B A B A every other pair), each run doing enough operations to last a few milliseconds;
+    each side's fastest run in the pair gives one ratio, ours / baseline, and the figure is the
+    median ratio with its interquartile range (IQR) and extremes. Both sides of a pair ran under
+    the same load, so the ratio holds on a busy machine where the absolute times (printed too, as
+    medians of the pairs) do not. Allocations are counted in this process: the
     Benchmarks executable alone links a small C target that wraps malloc and its siblings.
 
     Groups:
@@ -85,7 +86,8 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     let mode = quick ? "quick" : "full"
     let budget = quick ? Budget.quick : Budget.full
     print("OresRedux benchmarks (\(mode)): \(command)")
-    print("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(budget.pairs) pairs per figure; "
+    print("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(budget.pairs) pairs per figure, "
+          + "the fastest of \(budget.runsPerSide) runs a side in each pair; "
           + "ours vs baseline = ratio (IQR, min-max of the per-pair ratios); times are medians")
     let start = benchClock.now
     let report = Report()

@@ -56,14 +56,18 @@ struct Stats: Codable {
 
 /// How much work one timed sample does and how many samples a comparison takes.
 struct Budget {
-    /// Pairs of timed samples (ours, baseline), after `warmupPairs` untimed ones.
+    /// Pairs of (ours, baseline) after `warmupPairs` untimed ones; each pair's ratio is one sample
+    /// of the figure.
     var pairs: Int
     var warmupPairs: Int
-    /// The wall time one sample should last; operations per sample are calibrated to it.
+    /// Within a pair, each side runs this many times, alternating with the other side, and its
+    /// fastest run counts: a run that lost its core to another process does not decide the ratio.
+    var runsPerSide: Int
+    /// The wall time one run should last; operations per run are calibrated to it.
     var sampleNanoseconds: Double
 
-    static let quick = Budget(pairs: 21, warmupPairs: 2, sampleNanoseconds: 3_000_000)
-    static let full = Budget(pairs: 51, warmupPairs: 3, sampleNanoseconds: 8_000_000)
+    static let quick = Budget(pairs: 15, warmupPairs: 1, runsPerSide: 3, sampleNanoseconds: 2_000_000)
+    static let full = Budget(pairs: 31, warmupPairs: 2, runsPerSide: 3, sampleNanoseconds: 5_000_000)
 }
 
 /// One figure: ours against a baseline, both timed in this process, pair by pair.
@@ -73,7 +77,7 @@ struct Paired: Codable {
     var baseline: String
     var unit: String
     var operationsPerSample: Int
-    /// ns per operation of ours and of the baseline, over all samples.
+    /// ns per operation of ours and of the baseline, over all pairs.
     var ours: Stats
     var theirs: Stats
     /// ours / baseline, one ratio per pair: what to read, since both sides of a pair ran under the
@@ -83,8 +87,9 @@ struct Paired: Codable {
     var difference: Stats
 }
 
-/// Times `ours` and `baseline` alternately, A B then B A then A B..., each sample running the
-/// body for `ops` operations, and returns one ratio per pair. `body(ops)` must do `ops` operations.
+/// Times `ours` and `baseline` alternately and returns one ratio per pair. A pair is A B A B A B
+/// (B A B A B A for every other pair, so neither side always goes first); each side's fastest run
+/// in the pair gives its time. `body(ops)` must do `ops` operations.
 func comparePaired(_ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
                    budget: Budget, ours: (Int) async -> Void, baseline: (Int) async -> Void) async -> Paired {
     func time(_ body: (Int) async -> Void, _ ops: Int) async -> Double {
@@ -92,7 +97,7 @@ func comparePaired(_ group: String, _ scenario: String, baseline baselineName: S
         await body(ops)
         return (benchClock.now - start).nanoseconds
     }
-    // Calibrate on the slower of the two, so that neither sample is shorter than the budget asks.
+    // Calibrate on the slower of the two, so that neither run is shorter than the budget asks.
     var ops = 1
     while ops < 1 << 24 {
         let slower = max(await time(ours, ops), await time(baseline, ops))
@@ -102,31 +107,31 @@ func comparePaired(_ group: String, _ scenario: String, baseline baselineName: S
         }
         ops *= 4
     }
-    for _ in 0..<budget.warmupPairs {
-        _ = await time(ours, ops)
-        _ = await time(baseline, ops)
-    }
     var oursSamples: [Double] = []
     var theirSamples: [Double] = []
     var ratios: [Double] = []
     var differences: [Double] = []
-    for pair in 0..<budget.pairs {
-        let a: Double
-        let b: Double
-        if pair % 2 == 0 {
-            a = await time(ours, ops)
-            b = await time(baseline, ops)
-        } else {
-            b = await time(baseline, ops)
-            a = await time(ours, ops)
+    for pair in 0..<(budget.warmupPairs + budget.pairs) {
+        var a = Double.infinity
+        var b = Double.infinity
+        for _ in 0..<budget.runsPerSide {
+            if pair % 2 == 0 {
+                a = min(a, await time(ours, ops))
+                b = min(b, await time(baseline, ops))
+            } else {
+                b = min(b, await time(baseline, ops))
+                a = min(a, await time(ours, ops))
+            }
         }
+        guard pair >= budget.warmupPairs else { continue }
         oursSamples.append(a / Double(ops))
         theirSamples.append(b / Double(ops))
         ratios.append(a / b)
         differences.append((a - b) / Double(ops))
     }
     return Paired(group: group, scenario: scenario, baseline: baselineName, unit: unit, operationsPerSample: ops,
-                  ours: Stats(oursSamples), theirs: Stats(theirSamples), ratio: Stats(ratios), difference: Stats(differences))
+                  ours: Stats(oursSamples), theirs: Stats(theirSamples), ratio: Stats(ratios),
+                  difference: Stats(differences))
 }
 
 /// The sync form of ``comparePaired(_:_:baseline:unit:budget:ours:baseline:)``, for bodies with

@@ -73,8 +73,9 @@ final class Report {
         section("Markdown for the README")
         print("")
         print("Produced by `\(command)` (\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-              + "\(buildKind) build). Each ratio is ours / baseline, one per pair of samples timed "
-              + "back to back in one process; the median, then the interquartile range.")
+              + "\(buildKind) build). Ours and the baseline run alternately in one process; each "
+              + "pair of samples (the fastest of three runs a side) gives one ratio, ours / baseline: "
+              + "the median, then the interquartile range. Times are medians.")
         print("")
         print("| scenario | OresRedux | baseline | ratio (median, IQR) |")
         print("|---|---|---|---|")
