@@ -96,7 +96,7 @@ final class Report {
         }
         if !guards.isEmpty {
             print("")
-            print("| regression guard | figure |")
+            print("| per subscriber, and regression guards | figure |")
             print("|---|---|")
             for record in guards {
                 print("| \(record.scenario) | \(record.value)\(record.note.isEmpty ? "" : " (\(record.note))") |")
