@@ -5,7 +5,7 @@ import Testing
 /// these tests pin down that what reaches the state is exactly what applying every part in order
 /// would give, whatever mix of `on` cases, plain reducers, nested combines, scopes and class
 /// actions the reducer is made of.
-@Suite struct CombineLookup {
+@Suite struct ReducerCombineLookup {
     struct First: Action { var tag = "" }
     struct Second: Action {}
     struct Neither: Action {}
