@@ -11,7 +11,10 @@ let package = Package(
     targets: [
         .target(name: "OresRedux", path: "Sources"),
         .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example", exclude: ["fixtures"]),
-        .executableTarget(name: "Benchmarks", dependencies: ["OresRedux"], path: "Benchmarks"),
+        // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
+        .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
+        .executableTarget(name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
+                          path: "Benchmarks/Sources/Benchmarks"),
         .testTarget(name: "OresReduxTests", dependencies: ["OresRedux"], path: "Tests"),
     ],
     swiftLanguageModes: [.v6]

@@ -22,7 +22,7 @@ func memoryProbe(_ arguments: [String]) async -> Int32 {
         return 2
     }
     let shape = Shape(kind, count: size)
-    let store = Store(initialState: BenchState(), reducer: makeReducer())
+    let store = Store(initialState: BenchState(), reducer: incrementReducer)
     let before = peakResidentBytes()
     var afterBuild = before
     switch arguments[2] {
@@ -71,37 +71,25 @@ func runMemoryProbe(kind: Shape.Kind, size: Int, mode: String) -> (before: Int, 
 }
 
 func benchMemory(_ report: Report, quick: Bool) {
-    print("")
-    print("== Peak resident memory, each in a fresh child process (bytes per node) " + String(repeating: "=", count: 25))
-    print(pad("scenario", 40) + lpad("size", 9) + lpad("build", 11) + lpad("peak", 11) + "  (delta VmHWM / nodes)")
-    flush()
-    let sizes = quick ? [100_000] : [100_000, 1_000_000]
+    report.section("Regression guards: peak resident memory per node, each graph in a fresh child process")
+    let size = quick ? 100_000 : 1_000_000
     let modes = quick ? ["sync"] : ["tasks", "sync", "async"]
     var worst: (name: String, bytes: Double)?
     for mode in modes {
         for kind in Shape.Kind.allCases {
-            for size in sizes {
-                let name = mode == "tasks" ? "Task per node (baseline) \(kind.rawValue)" : "\(mode) \(kind.rawValue)"
-                guard let probe = runMemoryProbe(kind: kind, size: size, mode: mode) else { continue }
-                let build = Double(probe.build - probe.before) / Double(size)
-                let peak = Double(probe.peak - probe.before) / Double(size)
-                report.memory.append(MemoryRecord(scenario: name, size: size, bytesPerNodeBuild: build,
-                                                  bytesPerNodePeak: peak, peakDeltaBytes: probe.peak - probe.before))
-                var line = pad(name, 40) + lpad(formatCount(size), 9)
-                    + lpad(mode == "tasks" ? "-" : String(format: "%.0f", build), 11) + lpad(String(format: "%.0f", peak), 11)
-                if mode != "tasks", let tasks = report.memory.first(where: {
-                    $0.scenario == "Task per node (baseline) \(kind.rawValue)" && $0.size == size
-                }) {
-                    line += String(format: "  vs Task per node %.0f", tasks.bytesPerNodePeak)
-                }
-                print(line)
-                flush()
-                if mode != "tasks", size == sizes.last!, peak > worst?.bytes ?? -1 { worst = (name, peak) }
+            let name = mode == "tasks" ? "a Task per node, \(kind.rawValue)" : "\(mode) \(kind.rawValue)"
+            guard let probe = runMemoryProbe(kind: kind, size: size, mode: mode) else { continue }
+            let peak = Double(probe.peak - probe.before) / Double(size)
+            var value = String(format: "%.0f B per node at %@ (peak)", peak, formatCount(size))
+            if mode != "tasks" {
+                value += String(format: ", %.0f after building", Double(probe.build - probe.before) / Double(size))
+                if peak > worst?.bytes ?? -1 { worst = (name, peak) }
             }
+            report.add(GuardRecord(scenario: "memory, \(name)", value: value, note: ""))
         }
     }
     if let worst {
-        report.check("<= 300 B per finished node (\(formatCount(sizes.last!)), worst shape)",
+        report.check("<= 300 B per finished node (\(formatCount(size)), worst shape)",
                      String(format: "%.0f B/node", worst.bytes) + " (\(worst.name))", worst.bytes <= 300)
     }
 }

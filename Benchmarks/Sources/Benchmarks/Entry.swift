@@ -1,0 +1,114 @@
+import AllocationCounter
+import Foundation
+
+let usage = """
+    OresRedux benchmarks: what users feel, each figure against a baseline timed in the same process.
+
+    usage: swift run -c release Benchmarks [options]
+
+    options:
+      --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI
+      --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory
+                       (default: all)
+      --json PATH      also write every figure as JSON to PATH
+      --profile-case NAME [COUNT] [SHAPE]
+                       one scenario alone, for valgrind --tool=callgrind (see Profiling.swift)
+      --help           this text
+
+    How to read the figures. Ours and the baseline are timed alternately, a pair being A B A B A B
+    (B A B A B A every other pair), each run doing enough operations to last a few milliseconds;
+    each side's fastest run in the pair gives one ratio, ours / baseline, and the figure is the
+    median ratio with its interquartile range (IQR) and extremes. Both sides of a pair ran under
+    the same load, so the ratio holds on a busy machine where the absolute times (printed too, as
+    medians of the pairs) do not. Allocations are counted in this process: the
+    Benchmarks executable alone links a small C target that wraps malloc and its siblings.
+
+    Groups:
+      graph        the README log-in graph against `async let` + dispatch; an empty and a one-sync-node
+                   graph against one dispatch; one async node against `Task { }.value`; chains,
+                   fan-outs and diamonds of 3-20 nodes against the same calls by hand
+      allocations  allocation calls per run of the same graphs and of their baselines
+      reducer      a 20-case `combine` of `.on` against the same cases as an `if let ... as?` chain
+      dispatch     dispatch through a store (0, 1, 10 subscribers, 10 unchanged selects)
+      guards       10k to 1M-node graphs: cost per node must stay flat (not a target)
+      memory       peak memory per node of large graphs, each in a fresh child process (not a target)
+    """
+
+/// Runs what the arguments ask for and returns the exit status.
+func runBenchmarks(_ arguments: [String]) async -> Int32 {
+    if arguments.first == "--memory-probe" {
+        return await memoryProbe(Array(arguments.dropFirst()))
+    }
+    if arguments.first == "--profile-case" {
+        return await profileCase(Array(arguments.dropFirst()))
+    }
+    var quick = false
+    var jsonPath: String?
+    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory"]
+    var groups = Set(allGroups)
+    var index = 0
+    while index < arguments.count {
+        switch arguments[index] {
+        case "--quick":
+            quick = true
+        case "--json":
+            index += 1
+            guard index < arguments.count else {
+                print("--json needs a path\n\n\(usage)")
+                return 2
+            }
+            jsonPath = arguments[index]
+        case "--only":
+            index += 1
+            guard index < arguments.count else {
+                print("--only needs a list\n\n\(usage)")
+                return 2
+            }
+            groups = Set(arguments[index].split(separator: ",").map(String.init))
+            if let unknown = groups.first(where: { !allGroups.contains($0) }) {
+                print("unknown group \(unknown)\n\n\(usage)")
+                return 2
+            }
+        case "--help", "-h":
+            print(usage)
+            return 0
+        default:
+            print("unknown option \(arguments[index])\n\n\(usage)")
+            return 2
+        }
+        index += 1
+    }
+
+    #if DEBUG
+    print("warning: a debug build; run with `swift run -c release Benchmarks` for meaningful figures")
+    #endif
+    let command = (["swift run -c release Benchmarks"] + arguments).joined(separator: " ")
+    let mode = quick ? "quick" : "full"
+    let budget = quick ? Budget.quick : Budget.full
+    print("OresRedux benchmarks (\(mode)): \(command)")
+    print("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(budget.pairs) pairs per figure, "
+          + "the fastest of \(budget.runsPerSide) runs a side in each pair; "
+          + "ours vs baseline = ratio (IQR, min-max of the per-pair ratios); times are medians")
+    let start = benchClock.now
+    let report = Report()
+    if groups.contains("graph") { await benchSmallGraphs(report, budget: budget, quick: quick) }
+    if groups.contains("allocations") { await benchAllocations(report, quick: quick) }
+    if groups.contains("reducer") { await benchReducers(report, budget: budget) }
+    if groups.contains("dispatch") { await benchDispatch(report, budget: budget) }
+    if groups.contains("guards") { await benchLargeGraphs(report, quick: quick) }
+    if groups.contains("memory") { benchMemory(report, quick: quick) }
+    report.printTargets()
+    report.printMarkdown(command: command)
+    let seconds = (benchClock.now - start).nanoseconds / 1e9
+    print(String(format: "\nwall time: %.1f s", seconds))
+    if let jsonPath {
+        do {
+            try report.writeJSON(to: jsonPath, mode: mode, seconds: seconds)
+            print("JSON written to \(jsonPath)")
+        } catch {
+            print("could not write \(jsonPath): \(error)")
+            return 1
+        }
+    }
+    return 0
+}

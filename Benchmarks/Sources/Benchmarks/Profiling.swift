@@ -1,0 +1,55 @@
+import OresRedux
+
+/// `--profile-case NAME [COUNT] [SHAPE]`: one scenario alone, COUNT times, no timing and no
+/// baseline, small enough to run under `valgrind --tool=callgrind` (instruction counts: run it with
+/// two counts and divide the difference by the difference of the counts, so start-up cancels out).
+func profileCase(_ arguments: [String]) async -> Int32 {
+    let cases = ["readme", "readme-by-hand", "empty-graph", "one-sync-node", "one-async-node", "task-value",
+                 "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
+                 "graph-sync", "graph-async"]
+    guard let name = arguments.first, cases.contains(name) else {
+        print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
+        return 2
+    }
+    let count = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
+    let kind = arguments.count > 2 ? Shape.Kind(rawValue: arguments[2]) ?? .chain : .chain
+    let app = Store(initialState: AppState(), reducer: appReducer)
+    let store = Store(initialState: BenchState(), reducer: combinedTwentyCases())
+    var subscriptions: [Subscription] = []
+    switch name {
+    case "readme":
+        for _ in 0..<count { await readmeRun(app) }
+    case "readme-by-hand":
+        for _ in 0..<count { await readmeByHand(app) }
+    case "empty-graph":
+        for _ in 0..<count { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) }
+    case "one-sync-node":
+        for _ in 0..<count { blackhole(await store.dispatch(oneSyncNodeGraph()).wait().count) }
+    case "one-async-node":
+        for _ in 0..<count { await oneAsyncNodeRun(store) }
+    case "task-value":
+        for _ in 0..<count { blackhole(await Task { await API.work() }.value) }
+    case "dispatch", "notify", "select":
+        if name == "notify" { for _ in 0..<10 { subscriptions.append(store.subscribe { blackhole($0.count) }) } }
+        if name == "select" { for _ in 0..<10 { subscriptions.append(store.subscribe({ $0.label }, { blackhole($0) })) } }
+        let action = opaque(Case10(amount: 1))
+        for _ in 0..<count { store.dispatch(action) }
+    case "combine-first":
+        reduce(opaque(combinedTwentyCases()), opaque(Case1(amount: 1)), count)
+    case "combine-last":
+        reduce(opaque(combinedTwentyCases()), opaque(Case20(amount: 1)), count)
+    case "by-hand-first":
+        reduce(opaque(handWrittenTwentyCases()), opaque(Case1(amount: 1)), count)
+    case "by-hand-last":
+        reduce(opaque(handWrittenTwentyCases()), opaque(Case20(amount: 1)), count)
+    case "graph-sync":
+        blackhole(await store.dispatch(buildSyncGraph(Shape(kind, count: count))).wait().count)
+    case "graph-async":
+        blackhole(await store.dispatch(buildAsyncGraph(Shape(kind, count: count))).wait().count)
+    default:
+        break
+    }
+    subscriptions.forEach { $0.cancel() }
+    print("done: \(name) \(count)")
+    return 0
+}

@@ -1,0 +1,154 @@
+import OresRedux
+
+// The work every scenario shares: the store's side and the hand-written baseline call the same
+// functions, so the difference between them is what the library adds.
+
+// MARK: - A small app: the README's log-in graph
+
+struct Session: Sendable { var token: String }
+struct Profile: Sendable { var name: String }
+struct Post: Sendable { var id: Int }
+
+struct AppState: Sendable {
+    var profile: Profile?
+    var feed: [Post] = []
+    var homeShown = 0
+}
+
+/// The "network": answers at once, so a figure is the cost of what is around the calls.
+enum API {
+    @inline(never)
+    static func logIn(_ user: String, _ password: String) async throws -> Session { Session(token: "t1") }
+
+    @inline(never)
+    static func profile(_ token: String) async throws -> Profile { Profile(name: "Ada") }
+
+    @inline(never)
+    static func feed(_ token: String) async throws -> [Post] { [] }
+
+    @inline(never)
+    static func work() async -> Int { 1 }
+}
+
+struct LogIn: AsyncAction {
+    let user: String, password: String
+    func run(_ context: ActionContext<AppState>) async throws -> Session { try await API.logIn(user, password) }
+}
+
+struct FetchProfile: AsyncAction {
+    let token: String
+    func run(_ context: ActionContext<AppState>) async throws -> Profile { try await API.profile(token) }
+}
+
+struct FetchFeed: AsyncAction {
+    let token: String
+    func run(_ context: ActionContext<AppState>) async throws -> [Post] { try await API.feed(token) }
+}
+
+struct ShowHome: Action { let profile: Profile; let feed: [Post] }
+
+let appReducer = Reducer<AppState>.on(ShowHome.self) { state, action in
+    state.profile = action.profile
+    state.feed = action.feed
+    state.homeShown += 1
+}
+
+/// The README's graph, as a user writes it: log in, then profile and feed, then one update.
+func readmeGraph() -> ActionGraph<AppState> {
+    var graph = ActionGraph<AppState>()
+    let session = graph.run(LogIn(user: "ada", password: "lovelace"))
+    let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
+    let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
+    graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
+    return graph
+}
+
+/// The README graph, built, dispatched and waited for.
+func readmeRun(_ store: Store<AppState>) async {
+    let report = await store.dispatch(readmeGraph()).wait()
+    blackhole(report.count)
+}
+
+/// The same calls written by hand with structured concurrency, then one dispatch.
+func readmeByHand(_ store: Store<AppState>) async {
+    do {
+        let session = try await API.logIn("ada", "lovelace")
+        async let profile = API.profile(session.token)
+        async let feed = API.feed(session.token)
+        store.dispatch(ShowHome(profile: try await profile, feed: try await feed))
+    } catch {
+        fatalError("the fake API does not throw: \(error)")
+    }
+}
+
+// MARK: - Small shapes: async nodes and a final sync node
+
+struct BenchState: Sendable, Equatable {
+    var count = 0
+    var label = 7
+}
+
+struct Increment: Action {
+    var amount: Int
+}
+
+/// An async node that does nothing but answer: what is measured is the executor around it.
+struct Trivial: AsyncAction {
+    func run(_ context: ActionContext<BenchState>) async throws -> Int { await API.work() }
+}
+
+let incrementReducer = Reducer<BenchState>.on(Increment.self) { $0.count += $1.amount }
+
+enum SmallShape: String, CaseIterable {
+    /// n-1 async nodes one after another, then the sync node.
+    case chain
+    /// n-1 independent async nodes, then the sync node after all of them.
+    case fanOut = "fan-out"
+    /// One async node, n-2 async nodes after it, then the sync node after all of those.
+    case diamond
+
+    func graph(nodes: Int) -> ActionGraph<BenchState> {
+        var graph = ActionGraph<BenchState>()
+        switch self {
+        case .chain:
+            var last = graph.run(Trivial())
+            for _ in 0..<(nodes - 2) { last = graph.run(Trivial(), after: last) }
+            graph.send(Increment(amount: 1), after: last)
+        case .fanOut:
+            var all: [any GraphNode] = []
+            for _ in 0..<(nodes - 1) { all.append(graph.run(Trivial())) }
+            graph.send(Increment(amount: 1), after: all)
+        case .diamond:
+            let root = graph.run(Trivial())
+            var middle: [any GraphNode] = []
+            for _ in 0..<(nodes - 2) { middle.append(graph.run(Trivial(), after: root)) }
+            graph.send(Increment(amount: 1), after: middle)
+        }
+        return graph
+    }
+
+    /// The same work by hand: awaits in a row for a chain, a task group for what runs side by side.
+    func byHand(nodes: Int, _ store: Store<BenchState>) async {
+        var total = 0
+        switch self {
+        case .chain:
+            for _ in 0..<(nodes - 1) { total += await API.work() }
+        case .fanOut:
+            total += await parallelWork(nodes - 1)
+        case .diamond:
+            total += await API.work()
+            total += await parallelWork(nodes - 2)
+        }
+        blackhole(total)
+        store.dispatch(Increment(amount: 1))
+    }
+}
+
+func parallelWork(_ count: Int) async -> Int {
+    await withTaskGroup(of: Int.self) { group in
+        for _ in 0..<count { group.addTask { await API.work() } }
+        var total = 0
+        for await value in group { total += value }
+        return total
+    }
+}
