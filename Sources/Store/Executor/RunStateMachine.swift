@@ -149,6 +149,9 @@ struct RunStateMachine {
     /// Whether `cancel` was called before the run finished (it may have finished since).
     private(set) var isCancelled = false
 
+    /// Whether sync work waits for the pipeline (not counting the item in hand).
+    var hasReadySync: Bool { readyHead < readySync.count }
+
     /// The stored response of `node`: `nil` for `Void` or before it succeeded.
     func response(of node: Int) -> (any Sendable)? { responses[node] }
 

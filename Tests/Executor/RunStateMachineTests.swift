@@ -1,0 +1,184 @@
+import Testing
+@testable import OresRedux
+
+/// The run's state machine, event by event, with no task, lock or store: each test feeds events
+/// the way `GraphRun` and the store's pipeline do and checks the decisions that come back.
+@Suite("Run state machine")
+struct RunStateMachineTests {
+    typealias Machine = RunStateMachine
+
+    struct Offline: Error {}
+
+    /// A machine for nodes given as (isSync, prerequisites).
+    static func machine(_ nodes: [(sync: Bool, after: [Int])], fallbacks: Set<Int> = [],
+                        problems: [Int: any Error] = [:]) -> Machine {
+        var prerequisites: [Int] = []
+        var ends: [Int] = []
+        for node in nodes {
+            prerequisites += node.after
+            ends.append(prerequisites.count)
+        }
+        return Machine(isSync: nodes.map(\.sync), prerequisites: prerequisites, prerequisiteEnds: ends,
+                       nodesWithFallback: fallbacks, problems: problems)
+    }
+
+    static func at(_ milliseconds: Int) -> Duration { .milliseconds(milliseconds) }
+
+    @Test("start releases the roots: sync roots wait for the pipeline, async roots start")
+    func startReleasesRoots() {
+        var machine = Self.machine([(true, []), (false, []), (true, []), (true, [1])])
+        let effects = machine.start(now: .zero)
+        #expect(effects.schedule, "ready sync work asks for the pipeline once")
+        #expect(effects.startAsync == [1])
+        #expect(machine.isScheduled)
+        #expect(machine.takeSyncItem(now: .zero) == .node(0))
+        let (applied, next) = machine.syncItemApplied(.node(0), now: Self.at(1), queuedWork: false)
+        #expect(!applied.schedule)
+        #expect(next == .apply(.node(2)), "ready together: in the order they were added")
+        let (_, last) = machine.syncItemApplied(.node(2), now: Self.at(2), queuedWork: false)
+        #expect(last == .idle)
+        #expect(!machine.isScheduled, "only .idle leaves the pipeline")
+    }
+
+    @Test("a release after the run went idle schedules it again, exactly once")
+    func releaseAfterIdleSchedulesAgain() {
+        var machine = Self.machine([(false, []), (true, [0]), (true, [0])])
+        _ = machine.start(now: .zero)
+        #expect(!machine.isScheduled)
+        let effects = machine.asyncFinished(0, .success(nil), attempts: 1, now: Self.at(5))
+        #expect(effects.schedule)
+        #expect(machine.isScheduled)
+        #expect(machine.takeSyncItem(now: Self.at(5)) == .node(1))
+    }
+
+    @Test("work queued in the store goes first: the run yields and stays scheduled")
+    func yieldKeepsTheRunScheduled() {
+        var machine = Self.machine([(true, []), (true, []), (false, []), (true, [2])])
+        _ = machine.start(now: .zero)
+        #expect(machine.takeSyncItem(now: .zero) == .node(0))
+        let (_, step) = machine.syncItemApplied(.node(0), now: Self.at(1), queuedWork: true)
+        #expect(step == .yield)
+        #expect(machine.isScheduled)
+        // Meanwhile the async node finishes: its sync dependent needs no second token.
+        let effects = machine.asyncFinished(2, .success(nil), attempts: 1, now: Self.at(2))
+        #expect(!effects.schedule)
+        #expect(machine.takeSyncItem(now: Self.at(3)) == .node(1))
+        let (_, next) = machine.syncItemApplied(.node(1), now: Self.at(4), queuedWork: false)
+        #expect(next == .apply(.node(3)))
+    }
+
+    @Test("the pipeline reaching a token with nothing ready leaves the run idle")
+    func emptyTokenGoesIdle() {
+        var machine = Self.machine([(true, []), (false, [])])
+        _ = machine.start(now: .zero)
+        _ = machine.cancel(now: Self.at(1))
+        #expect(machine.takeSyncItem(now: Self.at(1)) == nil)
+        #expect(!machine.isScheduled)
+        #expect(machine.isFinished)
+    }
+
+    @Test("a failure skips everything downstream, sends its fallback, and the run finishes after it")
+    func failureSkipsAndFallsBack() {
+        var machine = Self.machine([(false, []), (true, [0]), (true, [1]), (true, [])], fallbacks: [0])
+        _ = machine.start(now: .zero)
+        #expect(machine.takeSyncItem(now: .zero) == .node(3))
+        _ = machine.syncItemApplied(.node(3), now: Self.at(1), queuedWork: false)
+        let effects = machine.asyncFinished(0, .failure(Offline()), attempts: 2, now: Self.at(2))
+        #expect(effects.schedule)
+        #expect(machine.status(of: 1) == .skipped)
+        #expect(machine.status(of: 2) == .skipped)
+        #expect(!machine.isFinished, "its fallback is still to be applied")
+        #expect(machine.takeSyncItem(now: Self.at(2)) == .fallback(0))
+        #expect(machine.mayApplyFallback)
+        let (done, step) = machine.syncItemApplied(.fallback(0), now: Self.at(3), queuedWork: false)
+        #expect(step == .idle)
+        #expect(done.finished)
+        #expect(machine.retriedAttempts[0] == 2)
+    }
+
+    @Test("cancel ends what has not finished, cancels async work in flight, and ignores late answers")
+    func cancelEndsEverything() {
+        var machine = Self.machine([(false, []), (true, [0]), (true, []), (false, [])], fallbacks: [3])
+        _ = machine.start(now: .zero)
+        let effects = machine.cancel(now: Self.at(1))
+        #expect(Set(effects.cancelWorkers) == [0, 3])
+        #expect(effects.finished)
+        #expect((0..<4).allSatisfy { machine.status(of: $0) == .cancelled })
+        let late = machine.asyncFinished(3, .failure(Offline()), attempts: 1, now: Self.at(2))
+        #expect(!late.schedule, "no fallback after a cancel")
+        #expect(machine.status(of: 3) == .cancelled)
+    }
+
+    @Test("cancel while a sync node is being applied: it completes, then the run finishes")
+    func cancelDuringASyncNode() {
+        var machine = Self.machine([(true, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        #expect(machine.takeSyncItem(now: .zero) == .node(0))
+        let cancelled = machine.cancel(now: Self.at(1))
+        #expect(!cancelled.finished)
+        #expect(machine.status(of: 1) == .cancelled)
+        let (effects, step) = machine.syncItemApplied(.node(0), now: Self.at(2), queuedWork: false)
+        #expect(machine.status(of: 0) == .succeeded)
+        #expect(effects.finished)
+        #expect(step == .idle)
+    }
+
+    @Test("cancel while a fallback is in hand: it is refused, accounted for, and the run finishes")
+    func cancelDuringAFallback() {
+        var machine = Self.machine([(false, [])], fallbacks: [0])
+        _ = machine.start(now: .zero)
+        _ = machine.asyncFinished(0, .failure(Offline()), attempts: 1, now: Self.at(1))
+        #expect(machine.takeSyncItem(now: Self.at(1)) == .fallback(0))
+        #expect(!machine.cancel(now: Self.at(2)).finished)
+        #expect(!machine.mayApplyFallback)
+        let (effects, _) = machine.syncItemApplied(.fallback(0), now: Self.at(3), queuedWork: false)
+        #expect(effects.finished)
+    }
+
+    @Test("waiters: at once when terminal, otherwise when their node (or the run) ends")
+    func waiters() {
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        #expect(machine.awaitNode(0, 1) == nil)
+        #expect(machine.awaitNode(1, 2) == nil)
+        #expect(machine.awaitFinish(3) == nil)
+        let finished = machine.asyncFinished(0, .success(42), attempts: 1, now: Self.at(1))
+        #expect(finished.resume == [1])
+        #expect(machine.response(of: 0) as? Int == 42)
+        #expect(machine.takeSyncItem(now: Self.at(1)) == .node(1))
+        let (applied, _) = machine.syncItemApplied(.node(1), now: Self.at(2), queuedWork: false)
+        #expect(applied.resume.sorted() == [2, 3])
+        #expect(machine.awaitNode(1, 4) == 4)
+        #expect(machine.awaitFinish(5) == 5)
+    }
+
+    @Test("a node built with bad input fails at start with its own error; its dependents are skipped")
+    func problemsFailAtStart() {
+        var machine = Self.machine([(true, []), (true, [0]), (true, [1]), (true, [])],
+                                   problems: [1: GraphError.foreignNode(index: 7)])
+        _ = machine.start(now: .zero)
+        #expect(machine.status(of: 1) == .failed)
+        #expect(machine.errors[1] as? GraphError == .foreignNode(index: 7))
+        #expect(machine.status(of: 2) == .skipped)
+        #expect(machine.takeSyncItem(now: .zero) == .node(0))
+    }
+
+    @Test("a million-node chain starts, runs and cancels without deep recursion")
+    func millionNodeChain() {
+        let count = 1_000_000
+        var machine = Machine(isSync: Array(repeating: true, count: count),
+                              prerequisites: Array(0..<(count - 1)), prerequisiteEnds: Array(0..<count))
+        _ = machine.start(now: .zero)
+        var step = machine.takeSyncItem(now: .zero).map { Machine.SyncStep.apply($0) } ?? .idle
+        var applied = 0
+        while case .apply(let item) = step, applied < count / 2 {
+            applied += 1
+            step = machine.syncItemApplied(item, now: .zero, queuedWork: false).1
+        }
+        if case .apply(let item) = step {
+            _ = machine.cancel(now: .zero)
+            #expect(machine.syncItemApplied(item, now: .zero, queuedWork: false).0.finished)
+        }
+        #expect(machine.isFinished)
+    }
+}
