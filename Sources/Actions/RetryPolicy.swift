@@ -20,8 +20,8 @@ public struct RetryPolicy: Sendable {
         /// The wait before retry number `retry` (1 for the first retry).
         ///
         /// Total for any input: a negative duration counts as zero; an exponential back-off whose
-        /// multiplier is not a finite number of at least 1 waits `initial` every time, and one that
-        /// would pass `maximum` (however large the multiplier) waits `maximum`.
+        /// multiplier is below 1 (or not a number) waits `initial` every time, and one that would
+        /// pass `maximum` (however large the multiplier, infinity included) waits `maximum`.
         public func delay(beforeRetry retry: Int) -> Duration {
             switch self {
             case .none:
@@ -31,7 +31,7 @@ public struct RetryPolicy: Sendable {
             case .exponential(let initial, let multiplier, let maximum):
                 let initial = Swift.max(initial, .zero)
                 let maximum = Swift.max(maximum, .zero)
-                guard multiplier.isFinite, multiplier >= 1 else { return Swift.min(initial, maximum) }
+                guard !multiplier.isNaN, multiplier >= 1, initial > .zero else { return Swift.min(initial, maximum) }
                 // Each step is checked in seconds as a Double first, so no multiplication can overflow
                 // `Duration`'s integer arithmetic; below the maximum it is done exactly as written.
                 let maximumSeconds = Self.seconds(maximum)

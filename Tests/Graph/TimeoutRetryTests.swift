@@ -301,6 +301,25 @@ extension GraphStories {
             #expect(capped.delay(beforeRetry: 0) == .seconds(1))
         }
 
+        @Test("any multiplier or count is bad input the policy survives, never a trap")
+        func badPolicyInput() {
+            let maximum = Duration.seconds(60)
+            for multiplier in [Double.infinity, 1e30, 1e300] {
+                let backoff = RetryPolicy.Backoff.exponential(initial: .milliseconds(100), multiplier: multiplier)
+                #expect(backoff.delay(beforeRetry: 1) == .milliseconds(100))
+                #expect(backoff.delay(beforeRetry: 2) == maximum)
+                #expect(backoff.delay(beforeRetry: .max) == maximum)
+            }
+            for multiplier in [Double.nan, -2, 0.5, -Double.infinity] {
+                let backoff = RetryPolicy.Backoff.exponential(initial: .milliseconds(100), multiplier: multiplier)
+                #expect(backoff.delay(beforeRetry: 7) == .milliseconds(100), "\(multiplier) waits the initial delay")
+            }
+            #expect(RetryPolicy.Backoff.constant(.seconds(-1)).delay(beforeRetry: 1) == .zero)
+            #expect(RetryPolicy.Backoff.exponential(initial: .seconds(-1)).delay(beforeRetry: 3) == .zero)
+            #expect(RetryPolicy.retry(.max).maxAttempts == .max)
+            #expect(RetryPolicy.retry(.min).maxAttempts == 1)
+        }
+
         @Test("a policy makes at least one attempt; retry(n) makes n + 1")
         func attemptCounts() {
             #expect(RetryPolicy.never.maxAttempts == 1)

@@ -124,6 +124,21 @@ extension CoreStore {
             withExtendedLifetime(store) {}
         }
 
+        @Test func aWithdrawnTicketThrowsEvenWhenReadAfterTheCallEnded() async throws {
+            let store = Self.store()
+            let server = Server()
+            let staying = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
+            try await server.started.wait()
+            let leaving = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
+            leaving.cancel()
+
+            server.release.open()
+            #expect(try await staying.value == "shared")
+            // Read only now, after the call has ended: it withdrew, so it still throws.
+            await #expect(throws: CancellationError.self) { try await leaving.value }
+            withExtendedLifetime(store) {}
+        }
+
         @Test func cancellingTheFirstOfTwoJoinedTasksAlsoLeavesTheOtherItsValue() async throws {
             let store = Self.store()
             let server = Server()
