@@ -1,6 +1,6 @@
 /// A pure function that applies a sync action to the state.
 ///
-/// A reducer must not dispatch (the store stops with a message that says so) and should not touch
+/// A reducer must not dispatch (the store drops such a dispatch and reports a ``StoreDiagnostic``) and should not touch
 /// anything but the state it is given. Build one from a closure, from one action type with
 /// ``on(_:_:)``, from several with `combine`, or for part of the state with `scope`.
 ///
