@@ -4,8 +4,10 @@
 /// released, `state` still answers with the last committed state, and `dispatch` drops the action
 /// and reports a ``StoreDiagnostic`` instead of crashing.
 public struct ActionContext<State: Sendable>: Sendable {
+    @usableFromInline
     let core: StoreCore<State>
 
+    @usableFromInline
     init(core: StoreCore<State>) {
         self.core = core
     }

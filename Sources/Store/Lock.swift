@@ -55,6 +55,13 @@ struct Lock: ~Copyable, @unchecked Sendable {
         pthread_mutex_lock(mutex)
     }
 
+    /// Takes the lock if no other thread holds it (a recursive lock its holder may take again);
+    /// returns whether it did. Never waits.
+    @inlinable
+    func tryLock() -> Bool {
+        pthread_mutex_trylock(mutex) == 0
+    }
+
     @inlinable
     func unlock() {
         pthread_mutex_unlock(mutex)

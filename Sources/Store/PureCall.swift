@@ -17,11 +17,14 @@ import Android
 /// A thread-local mark rather than a flag of the store: a `make` closure of an async node runs on a
 /// task, outside the store's pipeline, and a reducer may capture another store. The marked code is
 /// synchronous, so it starts and ends on one thread.
+@usableFromInline
 enum PureCall {
     /// What is running; its description names it in the diagnostic.
+    @usableFromInline
     enum Context: Int, CustomStringConvertible {
         case reducer = 1, makeClosure, fallbackClosure
 
+        @usableFromInline
         var description: String {
             switch self {
             case .reducer: "a reducer"
@@ -33,7 +36,8 @@ enum PureCall {
 
     /// The thread-local slot. It holds a `Context` raw value as a pointer-sized tag; no memory is
     /// ever read through it.
-    private static let key: pthread_key_t = {
+    @usableFromInline
+    static let key: pthread_key_t = {
         var key = pthread_key_t()
         let result = pthread_key_create(&key, nil)
         precondition(result == 0, "OresRedux: pthread_key_create failed with \(result)")
@@ -41,11 +45,13 @@ enum PureCall {
     }()
 
     /// What pure code this thread is running, if any.
+    @inlinable
     static var current: Context? {
         Context(rawValue: Int(bitPattern: pthread_getspecific(key)))
     }
 
     /// Runs `body` marked as `context`.
+    @inlinable
     static func run<T>(_ context: Context, _ body: () throws -> T) rethrows -> T {
         let outer = pthread_getspecific(key)
         pthread_setspecific(key, UnsafeMutableRawPointer(bitPattern: context.rawValue))

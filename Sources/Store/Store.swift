@@ -24,6 +24,7 @@
 /// streams; a context still held by such work may read the last state but its dispatches are dropped
 /// with a ``StoreDiagnostic``.
 public final class Store<State: Sendable>: Sendable {
+    @usableFromInline
     let core: StoreCore<State>
 
     /// Creates a store.
@@ -47,6 +48,7 @@ public final class Store<State: Sendable>: Sendable {
     }
 
     /// The current state: the last committed one. Never waits for subscribers.
+    @inlinable
     public var state: State { core.currentState }
 
     /// Applies a sync action: middleware, then reducer, then subscribers.
@@ -55,6 +57,7 @@ public final class Store<State: Sendable>: Sendable {
     /// this store: then it is queued and applied right after the current action.
     /// A dispatch from inside a reducer (or a graph's `make` or fallback closure) is dropped and
     /// reported as a ``StoreDiagnostic``: reducers must be pure.
+    @inlinable
     public func dispatch(_ action: some Action) {
         core.dispatch(action)
     }
@@ -92,10 +95,12 @@ public final class Store<State: Sendable>: Sendable {
     /// `select` runs after every committed action; `observer` only when its result differs (`!=`)
     /// from the last one it was given.
     /// - Returns: the subscription; it ends on `cancel()` or when released.
+    @inlinable
     public func subscribe<Value: Equatable & Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         _ observer: @escaping @Sendable (Value) -> Void
     ) -> Subscription {
+        // Inlinable so that `select` and the `!=` are specialized in the caller's module.
         let last = SelectedValue<Value>()
         return core.subscribe(receive: { state in
             let value = select(state)
@@ -126,10 +131,15 @@ public final class Store<State: Sendable>: Sendable {
 /// A `select` subscriber's last value.
 // Why this is safe to share: touched only from that subscriber's calls, which the store makes one at
 // a time under its pipeline lock, so never by two threads at once.
+@usableFromInline
 final class SelectedValue<Value: Equatable>: @unchecked Sendable {
-    private var last: Value?
+    @usableFromInline var last: Value?
+
+    @usableFromInline
+    init() {}
 
     /// Stores `value` and says whether it differs from the previous one (always true the first time).
+    @inlinable
     func update(_ value: Value) -> Bool {
         if let last, last == value { return false }
         last = value

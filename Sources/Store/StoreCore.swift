@@ -16,21 +16,27 @@
 ///
 /// Lock order: pipeline, then state, then a run's lock. A run never takes the pipeline or state
 /// lock while holding its own.
+///
+/// The dispatch path (`dispatch`, `apply`, `commit`) is `@inlinable`, so that an app's
+/// `Store<AppState>` is specialized in the app's module: unspecialized, generic metadata lookups
+/// cost several times the reducer itself (see the Benchmarks' dispatch figures).
 // Why this is safe to share: every `var` below is read and written only under the lock named beside
-// it; the `let`s are immutable or thread-safe themselves.
+// it; the `let`s are immutable or thread-safe themselves. `@exclusivity(unchecked)`: those locks
+// already serialize every access, and the dynamic exclusivity checks were most of a dispatch's cost.
+@usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-    let pipelineLock = Lock(recursive: true)
-    let stateLock = Lock(recursive: true)
+    @usableFromInline let pipelineLock = Lock(recursive: true)
+    @usableFromInline let stateLock = Lock(recursive: true)
     private let registryLock = Lock()
 
-    private var state: State                                             // stateLock
-    private var subscribers: [SubscriberBox<State>] = []                 // stateLock
-    private var isApplying = false                                       // pipelineLock
-    private var queue = FIFO<QueuedWork<State>>()                        // pipelineLock
-    private var isClosedForDispatch = false                              // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var state: State                             // stateLock
+    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = [] // stateLock
+    @usableFromInline @exclusivity(unchecked) var isApplying = false                       // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork<State>>()        // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false              // pipelineLock
 
-    let reducer: Reducer<State>
-    let middleware: [Middleware<State>]
+    @usableFromInline let reducer: Reducer<State>
+    @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
 
     private var closed = false                                           // registryLock
@@ -49,19 +55,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     var isClosed: Bool { registryLock.withLock { closed } }
 
     /// The last committed state.
-    var currentState: State { stateLock.withLock { state } }
+    @inlinable
+    var currentState: State {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return state
+    }
 
     // MARK: The pipeline
 
     /// Applies a sync action, or queues it when this thread is already applying one (a subscriber or
     /// middleware dispatched); the outermost call returns once everything queued during it is applied.
+    @inlinable
     func dispatch(_ action: some Action) {
         if let context = PureCall.current {
-            report(.dispatchFromReducer, """
-                \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
-                make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
-                async action instead.
-                """)
+            reportImpureDispatch(action, from: context)
             return
         }
         pipelineLock.lock()
@@ -75,10 +83,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         } else {
             isApplying = true
             apply(action, admit: nil)
-            applyQueue()
+            if !queue.isEmpty { applyQueue() }
             isApplying = false
         }
         pipelineLock.unlock()
+    }
+
+    @usableFromInline
+    func reportImpureDispatch(_ action: any Action, from context: PureCall.Context) {
+        report(.dispatchFromReducer, """
+            \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
+            make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
+            async action instead.
+            """)
     }
 
     /// Puts a run with ready sync nodes in the pipeline: applied now, or after the current action
@@ -104,7 +121,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
 
     /// Applies everything queued, FIFO, including what the work applied here queues in turn.
-    private func applyQueue() {
+    @usableFromInline
+    func applyQueue() {
         while let work = queue.popFirst() {
             switch work {
             case .action(let action): apply(action, admit: nil)
@@ -117,6 +135,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     ///
     /// - Parameter admit: asked (under the state lock, right before the reducer) whether the action
     ///   may still be applied; a graph's fallback is refused once its run was cancelled.
+    @inlinable
     func apply(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         if let admit, !admit() { return }
         if middleware.isEmpty {
@@ -126,7 +145,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         }
     }
 
-    private func runMiddleware(from index: Int, _ action: any Action, context: ActionContext<State>,
+    @usableFromInline
+    func runMiddleware(from index: Int, _ action: any Action, context: ActionContext<State>,
                                admit: (@Sendable () -> Bool)?) {
         if index == middleware.count {
             commit(action, admit: admit)
@@ -137,7 +157,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         }
     }
 
-    private func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
+    @inlinable
+    func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         stateLock.lock()
         if let admit, !admit() {
             stateLock.unlock()
@@ -156,11 +177,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     // MARK: Subscribers
 
+    @usableFromInline
     func subscribe(receive: @escaping @Sendable (State) -> Void,
                    onStoreClosed: (@Sendable () -> Void)? = nil) -> Subscription {
         let box = SubscriberBox(receive: receive, onStoreClosed: onStoreClosed)
         let subscription = Subscription { [weak self, box] in
-            box.end()
             self?.unsubscribe(box)
         }
         box.subscription = subscription
@@ -197,6 +218,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     /// O(1): the last subscriber takes the removed one's place.
     private func unsubscribe(_ box: SubscriberBox<State>) {
+        // Succeeds when no thread is applying actions, or when this one is (from an observer or a
+        // middleware): then a notification under way must not call the box again. Another thread
+        // applying an action may still call it once for that action; never blocks on it.
+        if pipelineLock.tryLock() {
+            box.isEnded = true
+            pipelineLock.unlock()
+        }
         stateLock.withLock {
             let index = box.index
             guard index >= 0 else { return }
@@ -211,6 +239,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     // MARK: Diagnostics
 
+    @usableFromInline
     func report(_ kind: StoreDiagnostic.Kind, _ message: String) {
         options.onDiagnostic(StoreDiagnostic(kind: kind, message: message))
     }
@@ -280,6 +309,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 }
 
 /// Work queued in the pipeline behind the action being applied.
+@usableFromInline
 enum QueuedWork<State: Sendable> {
     case action(any Action)
     /// A run with ready sync nodes (it holds one place in the queue at most).

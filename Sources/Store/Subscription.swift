@@ -44,14 +44,19 @@ public final class Subscription: Sendable {
 }
 
 /// One observer in a store's subscriber list.
-// Why this is safe to share: `observer` is read and written only under `lock`; `index` and
-// `subscription` only under the store's state lock (`subscription` is set before the box is published
-// under that lock); `onStoreClosed` is immutable.
+///
+/// The observer is immutable, and released with the box: ending a subscription takes the box out
+/// of the store's list and out of the ``Subscription``, so nothing holds it any more (unless another
+/// thread is notifying subscribers of an action at that moment, which lets go of it when done).
+/// A subscription ended by the thread that is applying actions (from an observer or a middleware)
+/// is also marked `isEnded`, so the notification under way does not call it again.
+// Why this is safe to share: `observer` and `onStoreClosed` are immutable; `isEnded` is read and
+// written only by the thread holding the store's pipeline lock; `index` and `subscription` only under
+// the store's state lock (`subscription` is set before the box is published under that lock).
+@usableFromInline
 final class SubscriberBox<State>: @unchecked Sendable {
-    private let lock = Lock()
-    // A plain locked variable, not a `LockedValue`: reading a closure out through a generic `inout`
-    // wraps it in one more reabstraction thunk on every read.
-    private var observer: (@Sendable (State) -> Void)?
+    @usableFromInline let observer: @Sendable (State) -> Void
+    @usableFromInline @exclusivity(unchecked) var isEnded = false
     let onStoreClosed: (@Sendable () -> Void)?
     /// The box's place in the store's subscriber list, for an O(1) removal; -1 once removed.
     var index = -1
@@ -63,20 +68,9 @@ final class SubscriberBox<State>: @unchecked Sendable {
         self.onStoreClosed = onStoreClosed
     }
 
-    /// Calls the observer, unless the subscription has ended.
+    /// Calls the observer, unless the subscription has ended. The pipeline lock is held.
+    @inlinable
     func receive(_ state: State) {
-        lock.lock()
-        let observer = self.observer
-        lock.unlock()
-        observer?(state)
-    }
-
-    /// Releases the observer and what it captured.
-    func end() {
-        lock.lock()
-        let released = observer
-        observer = nil
-        lock.unlock()
-        _ = released    // released here, outside the lock: its captures' deinits may do anything
+        if !isEnded { observer(state) }
     }
 }

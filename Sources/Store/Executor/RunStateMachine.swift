@@ -96,6 +96,10 @@ struct RunStateMachine {
     private var finishWaiters: [Waiter] = []
     /// When the last node ended: the run's duration once finished.
     private(set) var lastEnd: Duration = .zero
+    /// The latest time an event brought. Events may reach the machine in another order than the
+    /// clock was read in (each caller reads it before taking the run's lock), so every event's time
+    /// is at least this: times never go back, and no node starts before its prerequisites ended.
+    private var latest: Duration = .zero
 
     /// - Parameters:
     ///   - isSync: for each node, whether it is a sync node (applied by the pipeline) rather than an
@@ -161,6 +165,7 @@ struct RunStateMachine {
     /// releases every node with no prerequisites. Every node with a problem fails with its own error
     /// before any skip spreads, so a node below another bad node still reports its own problem.
     mutating func start(now: Duration) -> Effects {
+        let now = advance(to: now)
         var effects = Effects()
         guard phase == .notStarted else { return effects }
         phase = .running
@@ -177,6 +182,7 @@ struct RunStateMachine {
     /// The pipeline reached the run's token: the next sync item to apply (marked started at `now`), or
     /// `nil` when nothing is ready, in which case the run is no longer scheduled.
     mutating func takeSyncItem(now: Duration) -> SyncItem? {
+        let now = advance(to: now)
         precondition(itemInHand == nil, "OresRedux: a run's sync item was taken twice")
         guard readyHead < readySync.count else {
             isScheduled = false
@@ -197,6 +203,7 @@ struct RunStateMachine {
     /// what it unblocked, and decides what the pipeline does next: the next item, yield to the
     /// `queuedWork` the store has waiting, or leave.
     mutating func syncItemApplied(_ item: SyncItem, now: Duration, queuedWork: Bool) -> (Effects, SyncStep) {
+        let now = advance(to: now)
         precondition(itemInHand == item, "OresRedux: \(item) was reported applied but was not taken")
         var effects = Effects()
         itemInHand = nil
@@ -225,6 +232,7 @@ struct RunStateMachine {
     /// error. Ignored when the node was cancelled meanwhile.
     mutating func asyncFinished(_ node: Int, _ result: Result<(any Sendable)?, any Error>, attempts: Int,
                                 now: Duration) -> Effects {
+        let now = advance(to: now)
         var effects = Effects()
         guard nodes[node].status == .running, phase == .running else { return effects }
         if attempts > 1 { retriedAttempts[node] = attempts }
@@ -245,6 +253,7 @@ struct RunStateMachine {
     /// item being applied at this moment completes (a node) or is refused (a fallback, see
     /// ``mayApplyFallback``); the run finishes once it is accounted for. Calling it again does nothing.
     mutating func cancel(now: Duration) -> Effects {
+        let now = advance(to: now)
         var effects = Effects()
         guard phase == .notStarted || phase == .running else { return effects }
         phase = .cancelled
@@ -285,6 +294,12 @@ struct RunStateMachine {
     }
 
     // MARK: Transitions
+
+    /// `time`, or the latest time seen if that is later (see `latest`).
+    private mutating func advance(to time: Duration) -> Duration {
+        latest = Swift.max(latest, time)
+        return latest
+    }
 
     private mutating func release(_ node: Int, now: Duration, _ effects: inout Effects) {
         if nodes[node].isSync {
