@@ -55,7 +55,7 @@ extension GuideApp {
             let logIns = store.hold(LogIn.self)
             store.dispatch(homeGraph().graph)
 
-            let call = await logIns.nextCall()              // the action that was called, to check its fields
+            let call = try await logIns.nextCall()              // the action that was called, to check its fields
             #expect(call.user == "ada")
             await #expect(throws: TestStoreFailure.self) { try await store.finish() }   // a held call waits
             try store.send(ShowBanner(message: "signing in…")) { $0.banner = "signing in…" }

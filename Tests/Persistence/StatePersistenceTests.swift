@@ -111,16 +111,16 @@ import Testing
     @Test func aBurstOfDispatchesIsOneTimedWriteOfTheFinalState() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer, options: StoreOptions(clock: clock))
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, debounce: .seconds(1), writer: counting.writer)
 
             for _ in 0..<1000 { store.dispatch(Increment()) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(counting.writes == 0)
 
-            clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
             var written = counting.written.makeAsyncIterator()
             let data = await written.next()
             #expect(counting.writes == 1)
@@ -129,9 +129,9 @@ import Testing
 
             // The next burst waits for its own interval: one more write, of the newest state.
             for _ in 0..<500 { store.dispatch(Increment()) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(counting.writes == 1)
-            clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
             _ = await written.next()
             #expect(counting.writes == 2)
             #expect(try StatePersistence.load(AppState.self, from: url) == AppState(count: 1500))
@@ -142,14 +142,14 @@ import Testing
     @Test func flushWritesTheFinalStateNowAndCancelsTheTimer() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, debounce: .seconds(1), clock: clock,
                                                writer: counting.writer)
 
             for _ in 0..<1000 { store.dispatch(Increment()) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             try persistence.flush()
 
             #expect(counting.writes == 1)
@@ -163,7 +163,7 @@ import Testing
     @Test func theStateAtStartIsNotWrittenUntilItChanges() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(count: 5), reducer: Self.reducer)
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, clock: clock, writer: counting.writer)
@@ -192,12 +192,12 @@ import Testing
     @Test func stopEndsSavingWithoutWriting() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, clock: clock, writer: counting.writer)
             store.dispatch(Increment())
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             persistence.stop()
             #expect(clock.sleeperCount == 0)
             store.dispatch(Increment())
@@ -271,14 +271,14 @@ import Testing
     @Test func aFailedTimedWriteGoesToOnError() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("missing-folder/state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let (errors, continuation) = AsyncStream<PersistenceError>.makeStream()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let persistence = StatePersistence(store: store, url: url, clock: clock,
                                                onError: { continuation.yield($0) })
             store.dispatch(Increment())
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(1))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(1))
             var iterator = errors.makeAsyncIterator()
             let error = await iterator.next()
             if case .writeFailed = error {} else { Issue.record("expected .writeFailed, got \(String(describing: error))") }

@@ -187,14 +187,14 @@ import Testing
     // MARK: Unfinished and cancelled runs
 
     @Test func unfinishedAndCancelledNodesAreBlueThenOrange() async throws {
-        let clock = TestClock()
+        let clock = VirtualClock()
         let store = Store(initialState: Count(), reducer: .on(Add.self) { $0.value += $1.amount },
                           options: StoreOptions(clock: clock))
         var graph = ActionGraph<Count>()
         let wait = graph.delay(.seconds(10))
         graph.send(Add(amount: 1), after: wait)
         let run = store.dispatch(graph)
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
 
         let running = run.report
         #expect(running.mermaid.contains("]:::unfinished"))
