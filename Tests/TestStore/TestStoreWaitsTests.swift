@@ -56,12 +56,11 @@ struct TestStoreWaitsTests {
         store.stub(App.FetchFeed.self, throwing: App.Offline())
         store.dispatch(App.home(user: "ada", feedRetry: .retry(1, backoff: .constant(.seconds(9)))).graph)
 
-        let start = ContinuousClock.now
         let failure = try await withDeadline(5, "finish") {
             await #expect(throws: TestStoreFailure.self) { try await store.finish() }
         }
-        #expect(ContinuousClock.now - start < .seconds(1), "the store-wide timeout, not the default")
-        #expect(failure?.message.contains("waited 0.15 s for the work in flight to finish") == true)
+        #expect(failure?.message.contains("waited 0.15 s for the work in flight to finish") == true,
+                "the store-wide timeout, not the default")
         #expect(failure?.message.contains("asleep on the clock until +9.0 seconds") == true)
     }
 

@@ -292,7 +292,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     /// Waits for the next action equal to `action` to reach the reducer and asserts its state change;
-    /// see ``receive(_:timeout:_:isolation:fileID:filePath:line:column:)-(A.Type,_,_,_,_,_,_,_)``.
+    /// see the type-based `receive(_:timeout:_:)` for the rest.
     public func receive<A: Action & Equatable>(_ action: A, timeout: Duration? = nil,
                                                _ update: ((inout State) -> Void)? = nil,
                                                isolation: isolated (any Actor)? = #isolation,

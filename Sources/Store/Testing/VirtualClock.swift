@@ -6,7 +6,7 @@ import Dispatch
 /// delay node sleeps on it. Time stands still until ``advance(by:)``, which walks forward deadline
 /// by deadline, like real time: it wakes the earliest sleeper, lets the work it woke run until that
 /// work has finished or is asleep again (so a retry back-off that starts when a timeout fires is
-/// measured from that moment), and only then looks for the next deadline. ``run()`` advances until
+/// measured from that moment), and only then looks for the next deadline. ``run(timeout:fileID:filePath:line:column:)`` advances until
 /// nothing sleeps. ``waitForSleepers(_:timeout:fileID:filePath:line:column:)`` lets a test wait
 /// until the work it started is actually asleep before advancing, with no real sleep and no
 /// guessing, and fails instead of hanging when it never is.
@@ -91,7 +91,7 @@ public final class VirtualClock: Clock, Sendable {
     /// Creates a clock at offset zero.
     public init() {}
 
-    /// The current instant; it changes only in ``advance(by:)``, ``advance(to:)`` and ``run()``.
+    /// The current instant; it changes only in ``advance(by:)``, ``advance(to:)`` and ``run(timeout:fileID:filePath:line:column:)``.
     public var now: Instant { state.withLock { $0.now } }
 
     /// Zero: a virtual clock has no resolution limit.
