@@ -114,10 +114,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 let parked = held + (weakClock?.sleeperCount ?? 0)
                 let entries = stubs.entries()
                 let work = Tracked.settling(tracked, entries)
-                // Two moments look parked from outside the executor (see `VirtualClock.settle()`):
-                // a wake since the last call reached a stub may have started an attempt (after a
-                // back-off) whose call is still on its way; and a call that returned since the
-                // clock last changed may leave the timer of its timeout asleep a little longer.
+                // Quiet: nothing ready to run, no synchronous stub answering, every running node
+                // parked (held call or sleeper). Ambiguous (see `VirtualClock.settle()`): the only
+                // parking is a sleeper, and that sleeper may be a timer about to be cancelled.
+                // A wake since the last call may have started an attempt (after a back-off) whose
+                // call is still on its way.
                 let wakes = weakClock?.wakeCount ?? 0
                 let cancellations = weakClock?.cancellationCount ?? 0
                 // A call of a type still running returned its result, and since then no sleep was

@@ -263,13 +263,19 @@ public final class VirtualClock: Clock, Sendable {
 
     /// Lets work woken by the clock run until it is quiet: see ``advance(to:)``.
     ///
-    /// Quiet means: no event for several rounds of `Task.yield()` (a job already queued runs before a
-    /// yield returns), every woken sleeper has resumed, and the owner sees no work ready to run. One
-    /// state cannot be told apart from outside the executor: a node whose only sign of life is a
-    /// sleeper may be in its back-off (quiet) or may have just started an attempt whose timeout timer
-    /// went to sleep before the attempt reached its stub (busy). In that state the quiet must also
-    /// last `ambiguousQuiet` of real time, spent yielding, so that an attempt running on another
-    /// thread gets the processor and shows itself.
+    /// Quiet means: no event for four rounds of eight `Task.yield()`s (a job already queued runs
+    /// before a yield returns), every woken sleeper has resumed, and the owner (a ``TestStore``)
+    /// sees nothing ready to run: no sync node released but not applied, no async node started but
+    /// not yet at its stub (nodes started are counted against calls that reached the stubs), no
+    /// synchronous stub answering, and every running node parked in a held call or asleep.
+    ///
+    /// One state cannot be told apart from outside the executor: a node whose only sign of being
+    /// parked is a sleeper, just after a wake or just after its stub returned, may be in its
+    /// back-off (quiet) or may still be on its way (its timeout's timer not yet cancelled, its next
+    /// attempt not yet at the stub). In that state the quiet must also last `ambiguousQuiet` of
+    /// real time, spent yielding, so that work running on another thread gets the processor and
+    /// shows itself. Everything else is decided by events, not by time. The whole wait is bounded
+    /// by ``timeout``.
     func settle() async {
         let start = ContinuousClock.now
         let limit = start + timeout
