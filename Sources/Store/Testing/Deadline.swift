@@ -43,6 +43,13 @@ final class DeadlineGate: Sendable {
     }
 }
 
+/// A last look before a wait gives up: some rounds of `Task.yield()`, so that work which became
+/// runnable at the same moment as the deadline timer (the whole process was starved of CPU by a
+/// loaded machine, say) runs before the wait re-checks and fails. Each wait takes it once.
+func lastLookBeforeFailing() async {
+    for _ in 0..<64 { await Task.yield() }
+}
+
 extension DispatchTime {
     /// The moment `duration` from now (a negative duration counts as zero).
     static func after(_ duration: Duration) -> DispatchTime {

@@ -45,6 +45,7 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
                          line: Int = #line, column: Int = #column) async throws -> A {
         let limit = timeout ?? owner.timeout()
         let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
         while true {
             let gate = DeadlineGate()
             let ready = held.withLock { held -> A? in
@@ -57,6 +58,11 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
             }
             if let ready { return ready }
             guard await gate.wait(until: deadline) else {
+                if !lookedAgain {
+                    lookedAgain = true
+                    await lastLookBeforeFailing()
+                    continue
+                }
                 throw TestStoreFailure(fileID: fileID, filePath: filePath, line: line, column: column, """
                     waited \(describeSeconds(limit)) for a call of \(A.self), but none came
                     \(owner.inFlight().joined(separator: "\n"))

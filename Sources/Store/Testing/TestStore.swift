@@ -309,6 +309,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                                  timeout: Duration?, _ place: Place) async throws -> Received<State> {
         let limit = timeout ?? self.timeout
         let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
         while true {
             let gate = DeadlineGate()
             let step = log.withLock { log -> ReceiveStep in
@@ -337,6 +338,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                     """)
             case .wait:
                 guard await gate.wait(until: deadline) else {
+                    if !lookedAgain {
+                        lookedAgain = true
+                        await lastLookBeforeFailing()
+                        continue
+                    }
                     try throwRecordedFailures(place)
                     throw TestStoreFailure(place, """
                         waited \(describeSeconds(limit)) to receive \(name), but it did not reach the reducer
@@ -478,6 +484,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         }
         let limit = timeout ?? self.timeout
         let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
         while true {
             let gate = DeadlineGate()
             let done = log.withLock { log -> Bool in
@@ -487,6 +494,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             }
             if done { break }
             guard await gate.wait(until: deadline) else {
+                if !lookedAgain {
+                    lookedAgain = true
+                    await lastLookBeforeFailing()
+                    continue
+                }
                 throw TestStoreFailure(place, """
                     waited \(describeSeconds(limit)) for the work in flight to finish
                     \(clock.inFlightLines().joined(separator: "\n"))

@@ -237,6 +237,7 @@ public final class VirtualClock: Clock, Sendable {
                                 line: Int = #line, column: Int = #column) async throws {
         let limit = timeout ?? self.timeout
         let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
         while true {
             let gate = DeadlineGate()
             let ready = state.withLock { state -> Bool in
@@ -246,6 +247,11 @@ public final class VirtualClock: Clock, Sendable {
             }
             if !ready {
                 guard await gate.wait(until: deadline) else {
+                    if !lookedAgain {
+                        lookedAgain = true
+                        await lastLookBeforeFailing()
+                        continue
+                    }
                     throw TestStoreFailure(fileID: fileID, filePath: filePath, line: line, column: column, """
                         waited \(describeSeconds(limit)) for \(count) sleeper(s) on the clock, but \(sleeperCount) \
                         went to sleep
