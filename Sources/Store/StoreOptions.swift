@@ -1,7 +1,7 @@
 /// Settings of a ``Store`` beyond its state, reducer and middleware.
 public struct StoreOptions: Sendable {
     /// The clock that paces time in graphs: node timeouts, retry back-off and delay nodes.
-    /// Tests pass a ``TestClock`` to run a 30-second timeout in microseconds.
+    /// Tests pass a ``VirtualClock`` to run a 30-second timeout in microseconds.
     public var clock: any Clock<Duration>
 
     /// Receives misuse the store survives but the app should hear about, such as a dispatch after

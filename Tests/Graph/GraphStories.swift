@@ -74,7 +74,7 @@ enum GraphStories {
     }
 
     /// A store whose middleware records `mw <action>` in `probe` for every sync action it sees.
-    static func makeStore(probe: Probe, clock: TestClock? = nil) -> Store<AppState> {
+    static func makeStore(probe: Probe, clock: VirtualClock? = nil) -> Store<AppState> {
         let seen = Middleware<AppState> { action, _, next in
             probe.record("mw \(action)")
             next(action)

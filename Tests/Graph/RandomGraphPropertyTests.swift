@@ -7,7 +7,7 @@ extension GraphStories {
     ///
     /// Each graph is built from its own seed (printed in every failure): 5 to 60 nodes, each a sync
     /// action, an async action that answers, one that throws, or one that hangs until its timeout
-    /// fires on a `TestClock`; now and then a node names a prerequisite of another graph. Prerequisites
+    /// fires on a `VirtualClock`; now and then a node names a prerequisite of another graph. Prerequisites
     /// are random earlier nodes, passed through the typed pack form (responses recorded and compared)
     /// or the ordering-only array form. Some runs are cancelled: at once, after a random node ended,
     /// or from inside a random async node while it runs.
@@ -200,7 +200,7 @@ extension GraphStories {
             var rng = SplitMix64(seed: seed)
             let plan = Plan.random(&rng)
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let runBox = Box<GraphRun<PropState>>()
             let runReady = Latch()
             let cancelFlag = Box<Bool>(false)
@@ -280,9 +280,9 @@ extension GraphStories {
             let done = Box<Bool>(false)
             let driver = Task {
                 while true {
-                    await clock.waitForSleepers(1)
+                    do { try await clock.waitForSleepers(1) } catch { continue }   // none yet: wait again
                     if done.value == true { return }
-                    clock.advance(by: timeout)
+                    await clock.advance(by: timeout)
                 }
             }
             let run = store.dispatch(graph)

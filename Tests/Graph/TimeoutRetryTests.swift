@@ -2,13 +2,13 @@ import Testing
 import OresRedux
 
 extension GraphStories {
-    /// Semantics 6: timeouts and retries, paced by a `TestClock` so that no test waits for real time.
+    /// Semantics 6: timeouts and retries, paced by a `VirtualClock` so that no test waits for real time.
     @Suite("Timeouts, retries and delays")
     struct TimeoutsAndRetries {
         @Test("a feed request that never answers fails with timedOut after exactly 30 s of test time")
         func timeoutFailsTheNode() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let feed = graph.run(hanging("FetchFeed", probe, as: [Post].self))
@@ -16,12 +16,12 @@ extension GraphStories {
             let show = graph.send(after: feed) { feed in Note("\(feed.count) posts") }
             let run = store.dispatch(graph)
 
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(29))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(29))
             #expect(clock.sleeperCount == 1, "the timeout fired before 30 s")
             #expect(run.report[feed].outcome == nil)
 
-            clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
             let outcome = await run.outcome(of: feed)
             #expect(outcome.error as? GraphError == .timedOut(after: .seconds(30)))
             await probe.waitFor("cancelled FetchFeed")    // the attempt itself was cancelled
@@ -34,7 +34,7 @@ extension GraphStories {
         @Test("a timeout ends the node at the deadline even when the request ignores cancellation")
         func timeoutDoesNotWaitForAStubbornRequest() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             let gate = Latch()
             var graph = Graph()
@@ -42,8 +42,8 @@ extension GraphStories {
             graph.setTimeout(.seconds(30), for: feed)
             let run = store.dispatch(graph)
 
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(30))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(30))
             let report = await run.wait()
 
             #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(30)))
@@ -54,7 +54,7 @@ extension GraphStories {
         @Test("offline once, then online: a retry with a 1 s back-off succeeds on the second attempt")
         func retrySucceedsOnTheSecondAttempt() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let feed = graph.run(Call<[Post]>(name: "FetchFeed", probe: probe) { attempt in
@@ -66,11 +66,11 @@ extension GraphStories {
             let run = store.dispatch(graph)
 
             // Attempt 1 failed; the back-off sleeps on the test clock.
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(probe.count("start FetchFeed") == 1)
-            clock.advance(by: .milliseconds(999))
+            await clock.advance(by: .milliseconds(999))
             #expect(clock.sleeperCount == 1, "the retry came before its 1 s back-off")
-            clock.advance(by: .milliseconds(1))
+            await clock.advance(by: .milliseconds(1))
 
             let report = await run.wait()
             #expect(try await run.value(of: feed) == [Post(title: "fresh")])
@@ -83,7 +83,7 @@ extension GraphStories {
         @Test("exponential back-off waits 1 s, 2 s, then 4 s; the node fails with the last attempt's error")
         func exponentialBackoffPacesTheRetries() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let feed = graph.run(Call<Int>(name: "FetchFeed", probe: probe) { attempt in throw Failure("attempt \(attempt)") })
@@ -91,11 +91,11 @@ extension GraphStories {
             let run = store.dispatch(graph)
 
             for (attempt, backoff) in [(1, Duration.seconds(1)), (2, .seconds(2)), (3, .seconds(4))] {
-                await clock.waitForSleepers(1)
+                try await clock.waitForSleepers(1)
                 #expect(probe.count("start FetchFeed") == attempt)
-                clock.advance(by: backoff - .nanoseconds(1))
+                await clock.advance(by: backoff - .nanoseconds(1))
                 #expect(clock.sleeperCount == 1, "retry \(attempt) came before its \(backoff) back-off")
-                clock.advance(by: .nanoseconds(1))
+                await clock.advance(by: .nanoseconds(1))
             }
             let report = await run.wait()
 
@@ -123,7 +123,7 @@ extension GraphStories {
         @Test("a timed-out attempt counts as a failed attempt and is retried")
         func timedOutAttemptIsRetried() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             let stuck = Latch()
             var graph = Graph()
@@ -133,8 +133,8 @@ extension GraphStories {
             graph.setRetry(.retry(1), for: feed)
             let run = store.dispatch(graph)
 
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(10))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(10))
             let report = await run.wait()
 
             #expect(probe.count("cancelled FetchFeed") == 1)   // attempt 1 was cancelled at its deadline
@@ -144,9 +144,9 @@ extension GraphStories {
         }
 
         @Test("when every attempt times out, the node fails with timedOut after its last attempt")
-        func everyAttemptTimingOutFailsTheNode() async {
+        func everyAttemptTimingOutFailsTheNode() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let feed = graph.run(hanging("FetchFeed", probe))
@@ -157,8 +157,8 @@ extension GraphStories {
 
             for attempt in 1...3 {
                 await probe.waitFor("start FetchFeed", count: attempt)
-                await clock.waitForSleepers(1)
-                clock.advance(by: .seconds(10))
+                try await clock.waitForSleepers(1)
+                await clock.advance(by: .seconds(10))
             }
             let report = await run.wait()
 
@@ -168,23 +168,23 @@ extension GraphStories {
         }
 
         @Test("cancelling during the back-off ends the node cancelled, with no further attempt")
-        func cancelDuringBackoff() async {
+        func cancelDuringBackoff() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let feed = graph.run(failing("FetchFeed", probe))
             graph.setRetry(.retry(5, backoff: .constant(.seconds(1))), for: feed)
             graph.setFallback(for: feed) { _ in Note("fallback") }
             let run = store.dispatch(graph)
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
 
             run.cancel()
             let report = await run.wait()
 
             #expect(report[feed].outcome == .cancelled)
             #expect(clock.sleeperCount == 0, "the back-off kept sleeping after cancel")
-            clock.advance(by: .seconds(10))
+            await clock.advance(by: .seconds(10))
             #expect(probe.count("start FetchFeed") == 1)
             #expect(store.state.applied.isEmpty)
         }
@@ -213,7 +213,7 @@ extension GraphStories {
         @Test("poll again in 5 s: a delay node releases its dependents only once the clock moved 5 s")
         func delayNodeWaitsOnTheClock() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             let gate = Latch()
             var graph = Graph()
@@ -228,11 +228,11 @@ extension GraphStories {
             #expect(run.report[pause].start == nil)
             gate.open()
 
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(4))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(4))
             #expect(clock.sleeperCount == 1, "the delay ended before 5 s")
             #expect(run.report[again].start == nil)
-            clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
             let report = await run.wait()
 
             #expect(store.state.applied == ["poll again"])
@@ -241,9 +241,9 @@ extension GraphStories {
         }
 
         @Test("a timeout also bounds a join node waiting on work already in flight")
-        func timeoutAppliesToJoins() async {
+        func timeoutAppliesToJoins() async throws {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             let gate = Latch()
             let task = store.dispatch(call("LogIn", probe, answering: "t", gate: gate))
@@ -252,8 +252,8 @@ extension GraphStories {
             graph.setTimeout(.seconds(3), for: token)
             let run = store.dispatch(graph)
 
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(3))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(3))
             let report = await run.wait()
 
             #expect(report[token].error as? GraphError == .timedOut(after: .seconds(3)))
@@ -263,7 +263,7 @@ extension GraphStories {
         @Test("a timeout on a sync node is ignored: it never waits on the clock")
         func timeoutOnSyncNodeIsIgnored() async {
             let probe = Probe()
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let note = graph.send(Note("instant"))

@@ -60,8 +60,8 @@ extension GuideApp {
         }
 
         @Test("ActionGraph guide: a delay node waits on the store's clock")
-        func delayNode() async {
-            let clock = TestClock()
+        func delayNode() async throws {
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: appReducer, options: StoreOptions(clock: clock))
 
             var graph = ActionGraph<AppState>()
@@ -70,9 +70,9 @@ extension GuideApp {
             graph.send(HideBanner(), after: pause)
 
             let run = store.dispatch(graph)
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(store.state.banner == "Saved")
-            clock.advance(by: .seconds(3))
+            await clock.advance(by: .seconds(3))
             let report = await run.wait()
 
             #expect(store.state.banner == nil)
@@ -119,7 +119,7 @@ extension GuideApp {
             let first = store.dispatch(FetchAvatar(userID: 7))
             let second = store.dispatch(FetchAvatar(userID: 7))   // joins the first call while it runs
 
-            _ = await avatars.nextCall()
+            _ = try await avatars.nextCall()
             avatars.respond(with: "avatar-7.png")
             #expect(try await first.value == "avatar-7.png")
             #expect(try await second.value == "avatar-7.png")

@@ -59,7 +59,7 @@ extension GuideApp {
 
             let run = store.dispatch(graph)
             // ... the user leaves the screen while LogIn is in flight
-            _ = await logIns.nextCall()
+            _ = try await logIns.nextCall()
             run.cancel()
             let report = await run.wait()
 

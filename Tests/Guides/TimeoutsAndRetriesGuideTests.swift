@@ -21,14 +21,14 @@ extension GuideApp {
             let run = store.dispatch(graph)
             // Each step waits for the one timer that is due next, so the order is certain.
             for step in [Duration.seconds(5), .milliseconds(200), .seconds(5), .milliseconds(400), .seconds(5)] {
-                await store.clock.waitForSleepers(1)
-                store.clock.advance(by: step)
+                try await store.clock.waitForSleepers(1)
+                await store.clock.advance(by: step)
             }
             let report = await run.wait()
 
             #expect(report[feed].attempts == 3)
             #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(5)))
-            #expect(store.clock.now == TestClock.Instant(offset: .milliseconds(15_600)))
+            #expect(store.clock.now == VirtualClock.Instant(offset: .milliseconds(15_600)))
             try await store.receive(ShowBanner.self) { $0.banner = "could not load the feed" }
             try await store.finish()
         }
@@ -52,20 +52,20 @@ extension GuideApp {
             #expect(RetryPolicy.Backoff.exponential(initial: .seconds(1)).delay(beforeRetry: 10) == .seconds(60))
         }
 
-        @Test("TimeoutsAndRetries guide: a store on a TestClock")
-        func storeOnATestClock() async {
-            let clock = TestClock()
+        @Test("TimeoutsAndRetries guide: a store on a VirtualClock")
+        func storeOnATestClock() async throws {
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: appReducer, options: StoreOptions(clock: clock))
 
             var graph = ActionGraph<AppState>()
             let pause = graph.delay(.seconds(30))
             graph.send(ShowBanner(message: "half a minute later"), after: pause)
             let run = store.dispatch(graph)
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(30))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(30))
             _ = await run.wait()
             #expect(store.state.banner == "half a minute later")
-            #expect(clock.now == TestClock.Instant(offset: .seconds(30)))
+            #expect(clock.now == VirtualClock.Instant(offset: .seconds(30)))
         }
 
         @Test("TimeoutsAndRetries guide: a slow feed times out in virtual time")
@@ -78,10 +78,10 @@ extension GuideApp {
             let home = homeGraph()                          // the feed has a 30 s timeout
             let run = store.dispatch(home.graph)
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t") }
-            _ = await feed.nextCall()
+            _ = try await feed.nextCall()
 
-            await store.clock.waitForSleepers(1)
-            store.clock.advance(by: .seconds(30))           // microseconds, not 30 seconds
+            try await store.clock.waitForSleepers(1)
+            await store.clock.advance(by: .seconds(30))           // microseconds, not 30 seconds
 
             try await store.receive(ShowBanner.self) { $0.banner = "could not load the feed" }
             #expect(await run.outcome(of: home.feed).error as? GraphError == .timedOut(after: .seconds(30)))
@@ -100,8 +100,8 @@ extension GuideApp {
             let run = store.dispatch(home.graph)
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t") }
 
-            await store.clock.waitForSleepers(1)            // the back-off before the second attempt
-            store.clock.advance(by: .seconds(2))
+            try await store.clock.waitForSleepers(1)            // the back-off before the second attempt
+            await store.clock.advance(by: .seconds(2))
 
             try await store.receive(ShowHome.self) {
                 $0.profile = Profile(name: "Ada")

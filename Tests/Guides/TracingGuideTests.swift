@@ -21,8 +21,8 @@ extension GuideApp {
             home.graph.setLabel("fetch feed", for: home.feed)
 
             let run = store.dispatch(home.graph)
-            await store.clock.waitForSleepers(1)
-            store.clock.advance(by: .seconds(30))
+            try await store.clock.waitForSleepers(1)
+            await store.clock.advance(by: .seconds(30))
             let report = await run.wait()
             print(report)
 

@@ -112,16 +112,16 @@ import Testing
     @Test func aBurstOfDispatchesIsOneTimedWriteOfTheFinalState() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer, options: StoreOptions(clock: clock))
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, debounce: .seconds(1), writer: counting.writer)
 
             for _ in 0..<1000 { store.dispatch(Increment()) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(counting.writes == 0)
 
-            clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
             var written = counting.written.makeAsyncIterator()
             let data = await written.next()
             #expect(counting.writes == 1)
@@ -130,9 +130,9 @@ import Testing
 
             // The next burst waits for its own interval: one more write, of the newest state.
             for _ in 0..<500 { store.dispatch(Increment()) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(counting.writes == 1)
-            clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
             _ = await written.next()
             #expect(counting.writes == 2)
             #expect(try StatePersistence.load(AppState.self, from: url) == AppState(count: 1500))
@@ -143,7 +143,7 @@ import Testing
     @Test func flushWritesTheFinalStateNowAndCancelsTheTimer() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let counting = CountingWriter()
             let persistence = StatePersistence(
@@ -151,7 +151,7 @@ import Testing
                 writer: counting.writer)
 
             for _ in 0..<1000 { store.dispatch(Increment()) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             try persistence.flush()
 
             #expect(counting.writes == 1)
@@ -165,7 +165,7 @@ import Testing
     @Test func theStateAtStartIsNotWrittenUntilItChanges() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(count: 5), reducer: Self.reducer)
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, clock: clock, writer: counting.writer)
@@ -194,12 +194,12 @@ import Testing
     @Test func stopEndsSavingWithoutWriting() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let counting = CountingWriter()
             let persistence = StatePersistence(store: store, url: url, clock: clock, writer: counting.writer)
             store.dispatch(Increment())
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             persistence.stop()
             #expect(clock.sleeperCount == 0)
             store.dispatch(Increment())
@@ -274,15 +274,15 @@ import Testing
     @Test func aFailedTimedWriteGoesToOnError() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("missing-folder/state.json")
-            let clock = TestClock()
+            let clock = VirtualClock()
             let (errors, continuation) = AsyncStream<PersistenceError>.makeStream()
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let persistence = StatePersistence(
                 store: store, url: url, clock: clock,
                 onError: { continuation.yield($0) })
             store.dispatch(Increment())
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(1))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(1))
             var iterator = errors.makeAsyncIterator()
             let error = await iterator.next()
             if case .writeFailed = error {

@@ -112,10 +112,10 @@ struct TestStoreTests {
         let home = App.home(user: "ada", feedTimeout: .seconds(30))
         let run = store.dispatch(home.graph)
         try await store.receive(App.SetToken.self) { $0.token = "t" }
-        #expect(await feed.nextCall() == App.FetchFeed(token: "t"))
+        #expect(try await feed.nextCall() == App.FetchFeed(token: "t"))
 
-        await store.clock.waitForSleepers(1)
-        store.clock.advance(by: .seconds(30))
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(30))
 
         try await store.receive(App.ShowError.self) {
             $0.error = "could not load the feed: the attempt timed out after 30.0 seconds"
@@ -135,8 +135,8 @@ struct TestStoreTests {
         let run = store.dispatch(home.graph)
         try await store.receive(App.SetToken.self) { $0.token = "t" }
 
-        await store.clock.waitForSleepers(1)          // the back-off before the second attempt
-        store.clock.advance(by: .seconds(2))
+        try await store.clock.waitForSleepers(1)          // the back-off before the second attempt
+        await store.clock.advance(by: .seconds(2))
 
         try await store.receive(App.ShowHome.self) {
             $0.profile = App.Profile(name: "Ada")
@@ -235,7 +235,7 @@ struct TestStoreTests {
         store.stub(App.FetchFeed.self, with: [])
         store.dispatch(App.home(user: "ada").graph)
 
-        #expect(await login.nextCall() == App.LogIn(user: "ada"))
+        #expect(try await login.nextCall() == App.LogIn(user: "ada"))
         await #expect(throws: TestStoreFailure.self) { try await store.finish() }
 
         login.respond(with: "late-token")

@@ -196,7 +196,7 @@ import Testing
     // MARK: Unfinished and cancelled runs
 
     @Test func unfinishedAndCancelledNodesAreBlueThenOrange() async throws {
-        let clock = TestClock()
+        let clock = VirtualClock()
         let store = Store(
             initialState: Count(), reducer: .on(Add.self) { $0.value += $1.amount },
             options: StoreOptions(clock: clock))
@@ -204,7 +204,7 @@ import Testing
         let wait = graph.delay(.seconds(10))
         graph.send(Add(amount: 1), after: wait)
         let run = store.dispatch(graph)
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
 
         let running = run.report
         #expect(running.mermaid.contains("]:::unfinished"))

@@ -1,9 +1,12 @@
+import Dispatch
+
 /// Calls of one async action type that a ``TestStore`` holds until the test answers them.
 ///
-/// Get one with ``TestStore/hold(_:)``. Each call of the action waits; ``nextCall()`` hands the test
-/// the action that was called (so it can check its parameters), and ``respond(with:)`` or
-/// ``fail(with:)`` answer the oldest waiting call. An answer given before any call is kept for the
-/// next one. A held call whose task is cancelled ends with `CancellationError`.
+/// Get one with ``TestStore/hold(_:)``. Each call of the action waits; ``nextCall(timeout:fileID:filePath:line:column:)``
+/// hands the test the action that was called (so it can check its parameters), and
+/// ``respond(with:)`` or ``fail(with:)`` answer the oldest waiting call. An answer given before any
+/// call is kept for the next one. A held call whose task is cancelled (its run was cancelled, or its
+/// node timed out) ends with `CancellationError`.
 public final class HeldCalls<A: AsyncAction>: Sendable {
     private struct Waiting {
         let id: UInt64
@@ -15,14 +18,17 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
         var answers: [Result<A.Response, any Error>] = []
         var calls: [A] = []
         var handedOut = 0
-        var callWaiters: [CheckedContinuation<A, Never>] = []
+        var callWaiters: [DeadlineGate] = []
         var nextID: UInt64 = 0
         var cancelledEarly: Set<UInt64> = []
     }
 
     private let held = LockedValue(Held())
+    private let owner: TestStoreWaits
 
-    init() {}
+    init(owner: TestStoreWaits) {
+        self.owner = owner
+    }
 
     /// How many calls wait for an answer.
     public var waitingCount: Int { held.withLock { $0.waiting.count } }
@@ -31,17 +37,37 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
     public var calls: [A] { held.withLock { $0.calls } }
 
     /// The next call not yet handed out, waiting until one is made.
-    public func nextCall() async -> A {
-        await withCheckedContinuation { continuation in
+    ///
+    /// - Parameter timeout: how long in real time to wait; the test store's ``TestStore/timeout``
+    ///   when `nil`.
+    /// - Throws: ``TestStoreFailure`` if no call comes in time, listing what is in flight.
+    public func nextCall(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
+                         line: Int = #line, column: Int = #column) async throws -> A {
+        let limit = timeout ?? owner.timeout()
+        let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
+        while true {
+            let gate = DeadlineGate()
             let ready = held.withLock { held -> A? in
                 if held.handedOut < held.calls.count {
                     held.handedOut += 1
                     return held.calls[held.handedOut - 1]
                 }
-                held.callWaiters.append(continuation)
+                held.callWaiters.append(gate)
                 return nil
             }
-            if let ready { continuation.resume(returning: ready) }
+            if let ready { return ready }
+            guard await gate.wait(until: deadline) else {
+                if !lookedAgain {
+                    lookedAgain = true
+                    await lastLookBeforeFailing()
+                    continue
+                }
+                throw TestStoreFailure(fileID: fileID, filePath: filePath, line: line, column: column, """
+                    waited \(describeSeconds(limit)) for a call of \(A.self), but none came
+                    \(owner.inFlight().joined(separator: "\n"))
+                    """)
+            }
         }
     }
 
@@ -63,6 +89,7 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
             }
             return held.waiting.removeFirst()
         }
+        owner.noteActivity()
         waiting?.continuation.resume(with: result)
     }
 
@@ -74,19 +101,17 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
         defer { held.withLock { _ = $0.cancelledEarly.remove(id) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<A.Response, any Error>) in
-                let (answer, handedTo) = held.withLock { held -> (Result<A.Response, any Error>?, CheckedContinuation<A, Never>?) in
+                let (answer, callWaiters) = held.withLock { held -> (Result<A.Response, any Error>?, [DeadlineGate]) in
                     held.calls.append(action)
-                    var handedTo: CheckedContinuation<A, Never>?
-                    if !held.callWaiters.isEmpty {
-                        handedTo = held.callWaiters.removeFirst()
-                        held.handedOut += 1
-                    }
-                    if held.cancelledEarly.remove(id) != nil { return (.failure(CancellationError()), handedTo) }
-                    if !held.answers.isEmpty { return (held.answers.removeFirst(), handedTo) }
+                    let callWaiters = held.callWaiters
+                    held.callWaiters.removeAll()
+                    if held.cancelledEarly.remove(id) != nil { return (.failure(CancellationError()), callWaiters) }
+                    if !held.answers.isEmpty { return (held.answers.removeFirst(), callWaiters) }
                     held.waiting.append(Waiting(id: id, continuation: continuation))
-                    return (nil, handedTo)
+                    return (nil, callWaiters)
                 }
-                handedTo?.resume(returning: action)
+                owner.noteActivity()
+                for waiter in callWaiters { waiter.open() }
                 if let answer { continuation.resume(with: answer) }
             }
         } onCancel: {
@@ -97,7 +122,16 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
                 }
                 return held.waiting.remove(at: index)
             }
+            owner.noteActivity()
             waiting?.continuation.resume(throwing: CancellationError())
         }
     }
+}
+
+/// What a ``HeldCalls`` needs from its test store: the timeout, the in-flight list, and a way to say
+/// that something happened (for the clock's settling).
+struct TestStoreWaits: Sendable {
+    let timeout: @Sendable () -> Duration
+    let inFlight: @Sendable () -> [String]
+    let noteActivity: @Sendable () -> Void
 }

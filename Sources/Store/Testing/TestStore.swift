@@ -1,9 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+
 /// A store for tests about the order in which things happen.
 ///
 /// It wraps a real ``Store`` (the same reducer, middleware and graph executor as the app), answers
-/// async actions with stubs instead of the network, runs time on a ``TestClock``, and records every
-/// action that reaches the reducer so the test can assert them in order, each with the exact state
-/// change it made:
+/// async actions with stubs instead of the network, runs time on a ``VirtualClock``, and records
+/// every action that reaches the reducer so the test can assert them in order, each with the exact
+/// state change it made:
 ///
 /// ```swift
 /// @Test func homeLoadsAfterLogIn() async throws {
@@ -22,20 +31,38 @@
 /// }
 /// ```
 ///
-/// Failures are thrown as ``TestStoreFailure``, whose message names the place in the test and shows a
-/// field-by-field ``StateDiff``, so the same test runs under Swift Testing and XCTest.
+/// What it promises:
+/// - **No wait hangs.** `receive`, `finish`, ``HeldCalls/nextCall(timeout:fileID:filePath:line:column:)``,
+///   ``VirtualClock/waitForSleepers(_:timeout:fileID:filePath:line:column:)`` and ``assertSkipped(_:in:because:timeout:fileID:filePath:line:column:)``
+///   end within ``timeout`` (real time, one second by default, overridable per call) and then throw
+///   a ``TestStoreFailure`` that lists what is in flight: held calls not answered, sleepers on the
+///   clock with their deadlines, runs with their nodes not yet ended.
+/// - **`send` checks its own action**, wherever it landed in the log: a graph node that another
+///   thread applied meanwhile is left for `receive`.
+/// - **Virtual time passes like real time** (see ``VirtualClock/advance(to:)``).
+/// - **Main-actor friendly**: `receive` runs on the caller's actor (`isolation:`), so its
+///   assertion closure need not be `Sendable`; `send` calls its closure synchronously.
+///
+/// Failures are thrown as ``TestStoreFailure``, whose message shows a field-by-field ``StateDiff``
+/// and whose `fileID`/`line` name the test's line, so the same test runs under Swift Testing and
+/// XCTest.
 ///
 /// **Exhaustive by default**: every action that reaches the reducer must be asserted with `send`
 /// or `receive`, in order, and `finish` fails if any was not. Set ``exhaustivity``
 /// to `.off` for large features: `receive` then skips actions until it finds the one asked for.
+///
+/// Dispatch through the test store (or through it as a ``StoreProtocol``), not through ``store``:
+/// only work started here is tracked, so that `receive` and `finish` know when it is done.
 public final class TestStore<State: Sendable & Equatable>: Sendable {
-    /// The real store under test.
+    /// The real store under test. Work dispatched on it directly is not tracked; prefer the test
+    /// store's own `dispatch` methods.
     public let store: Store<State>
     /// The clock that paces the store's timeouts, back-off and delays; advance it to move time.
-    public let clock: TestClock
+    public let clock: VirtualClock
 
     private let log: LockedValue<ReducerLog<State>>
     private let stubs: StubTable
+    private let limit: LockedValue<Duration>
 
     /// Creates a test store.
     /// - Parameters:
@@ -43,27 +70,75 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - reducer: the app's reducer.
     ///   - middleware: the app's middleware, if the test needs it.
     ///   - exhaustivity: `.on` (the default) to require every received action to be asserted.
+    ///   - timeout: how long, in real time, every wait of this test store may take before it fails
+    ///     (one second by default); each wait also takes its own `timeout:`.
     public init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
-                exhaustivity: Exhaustivity = .on) {
+                exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(1)) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
-        let stubs = StubTable()
-        let clock = TestClock()
+        let logID = ObjectIdentifier(log)
+        let activity = LockedValue<UInt64>(0)
+        let limit = LockedValue(timeout)
+        let clock = VirtualClock()
+        clock.timeout = timeout
         let recording = Reducer<State> { state, action in
             let before = state
             reducer(&state, action)
-            let received = Received(action: action, before: before, after: state)
+            let mark = SendMark.current
             let waiters = log.withLock { log in
-                log.received.append(received)
+                log.append(Received(action: action, before: before, after: state))
+                if let mark, mark.owner == logID, log.sendLandings[mark.id] == nil {
+                    log.sendLandings[mark.id] = log.received.count - 1
+                }
                 return log.takeWaiters()
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter.open() }
         }
+        weak let weakClock = clock
+        let inFlight: @Sendable () -> [String] = { weakClock?.inFlightLines() ?? [] }
+        let stubs = StubTable(waits: TestStoreWaits(
+            timeout: { limit.withLock { $0 } },
+            inFlight: inFlight,
+            noteActivity: { activity.withLock { $0 &+= 1 } }),
+            clockState: { (weakClock?.wakeCount ?? 0, weakClock?.cancellationCount ?? 0) })
         var options = StoreOptions(clock: clock)
         options.interceptor = stubs
         self.store = Store(initialState: initialState, reducer: recording, middleware: middleware, options: options)
         self.clock = clock
         self.log = log
         self.stubs = stubs
+        self.limit = limit
+        clock.setObserver(VirtualClock.Observer(
+            probe: {
+                let (tracked, generation) = log.withLock { log in (Array(log.tracked.values), log.generation) }
+                let held = stubs.heldWaitingCount()
+                let parked = held + (weakClock?.sleeperCount ?? 0)
+                let entries = stubs.entries()
+                let work = Tracked.settling(tracked, entries)
+                // Quiet: nothing ready to run, no synchronous stub answering, every running node
+                // parked (held call or sleeper). Ambiguous (see `VirtualClock.settle()`): the only
+                // parking is a sleeper, and that sleeper may be a timer about to be cancelled.
+                // A wake since the last call may have started an attempt (after a back-off) whose
+                // call is still on its way.
+                let wakes = weakClock?.wakeCount ?? 0
+                let cancellations = weakClock?.cancellationCount ?? 0
+                // A call of a type still running returned its result, and since then no sleep was
+                // cancelled and no call came: its attempt's timer is about to be cancelled, or its
+                // back-off to start (a call that ended by cancellation decides nothing).
+                let returnUnresolved = entries.lastReturns.contains { name, last in
+                    work.running[name, default: 0] > 0 && cancellations == last.cancellations && entries.total == last.calls
+                }
+                return (quiet: !work.busy && work.needParking <= parked && entries.syncInProgress == 0,
+                        ambiguous: work.needParking > held
+                            && (wakes != entries.wakesAtLastCall || returnUnresolved || entries.asyncInProgress > held),
+                        generation: generation &+ activity.withLock { $0 })
+            },
+            inFlight: {
+                let tracked = log.withLock { log in log.tracked.sorted { $0.key < $1.key } }
+                let held = stubs.unansweredHeldCalls().map { "  held call not answered: \($0)" }
+                let work = tracked.map { "  " + $0.value.describe(id: $0.key) }
+                let lines = held + work
+                return lines.isEmpty ? ["  no run or task in flight"] : lines
+            }))
     }
 
     /// The store's current state.
@@ -75,22 +150,49 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         set { log.withLock { $0.exhaustivity = newValue } }
     }
 
+    /// How long, in real time, a wait of this test store (and of its ``clock`` and ``HeldCalls``)
+    /// may take before it fails with a ``TestStoreFailure``; a wait's own `timeout:` overrides it.
+    public var timeout: Duration {
+        get { limit.withLock { $0 } }
+        set {
+            limit.withLock { $0 = newValue }
+            clock.timeout = newValue
+        }
+    }
+
     // MARK: Stubs
 
     /// Answers every call of `type` with `respond(action)`; replaces an earlier stub of the type.
     public func stub<A: AsyncAction>(_ type: A.Type, _ respond: @escaping @Sendable (A) throws -> A.Response)
     where A.State == State {
-        stubs.set(for: A.self) { action in try respond(action as! A) }
+        stubs.set(for: A.self, isSync: true) { action, _ in try respond(action as! A) }
+    }
+
+    /// Answers every call of `type` with what `respond` returns, given the action and its
+    /// ``ActionContext`` (to read the state or dispatch, as the real `run` would); it may suspend,
+    /// for instance to sleep on ``clock``. Replaces an earlier stub of the type.
+    ///
+    /// From a `@MainActor` test, mark the closure `@MainActor` to touch main-actor state in it.
+    public func stub<A: AsyncAction>(_ type: A.Type,
+                                     _ respond: @escaping @Sendable (A, ActionContext<State>) async throws -> A.Response)
+    where A.State == State {
+        stubs.set(for: A.self) { action, context in try await respond(action as! A, context as! ActionContext<State>) }
+    }
+
+    /// Runs calls of `type` for real: the action's own `run`, with its own fields and the store's
+    /// context. For pure async actions (shuffling cards, parsing) that need no fake.
+    public func runForReal<A: AsyncAction>(_ type: A.Type) where A.State == State {
+        stubs.set(for: A.self) { action, context in try await (action as! A).run(context as! ActionContext<State>) }
     }
 
     /// Answers every call of `type` with `response`.
     public func stub<A: AsyncAction>(_ type: A.Type, with response: A.Response) where A.State == State {
-        stub(type) { _ in response }
+        stub(type) { (_: A) in response }
     }
 
     /// Fails every call of `type` with `error`.
     public func stub<A: AsyncAction>(_ type: A.Type, throwing error: any Error) where A.State == State {
-        stub(type) { _ in throw error }
+        stub(type) { (_: A) in throw error }
     }
 
     /// Answers successive calls of `type` with successive results; calls past the end get the last one.
@@ -99,7 +201,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     where A.State == State {
         precondition(!sequence.isEmpty, "OresRedux: a stub sequence needs at least one result")
         let next = LockedValue(0)
-        stub(type) { _ in
+        stub(type) { (_: A) in
             let index = next.withLock { index -> Int in
                 defer { index += 1 }
                 return Swift.min(index, sequence.count - 1)
@@ -110,18 +212,18 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Answers calls of exactly `action` (by `==`) with `response`; checked before stubs by type.
     public func stub<A: AsyncAction & Equatable>(_ action: A, with response: A.Response) where A.State == State {
-        stubs.set(for: A.self, matching: { $0 as? A == action }) { _ in response }
+        stubs.set(for: A.self, matching: { $0 as? A == action }, isSync: true) { _, _ in response }
     }
 
     /// Fails calls of exactly `action` (by `==`) with `error`; checked before stubs by type.
     public func stub<A: AsyncAction & Equatable>(_ action: A, throwing error: any Error) where A.State == State {
-        stubs.set(for: A.self, matching: { $0 as? A == action }) { _ in throw error }
+        stubs.set(for: A.self, matching: { $0 as? A == action }, isSync: true) { _, _ in throw error }
     }
 
     /// Holds every call of `type` until the test answers it through the returned ``HeldCalls``.
     public func hold<A: AsyncAction>(_ type: A.Type) -> HeldCalls<A> where A.State == State {
-        let held = HeldCalls<A>()
-        stubs.set(for: A.self, held: held) { action in try await held.call(action as! A) }
+        let held = HeldCalls<A>(owner: stubs.waits)
+        stubs.set(for: A.self, held: held) { action, _ in try await held.call(action as! A) }
         return held
     }
 
@@ -132,97 +234,121 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     // MARK: Sending and receiving
 
-    /// Dispatches a sync action and asserts the state change it made.
+    /// Dispatches a sync action and asserts the state change that this action made.
+    ///
+    /// The action checked is the one this call dispatched (or what a middleware replaced it with),
+    /// found wherever it landed in the log; actions that reached the reducer before it or meanwhile
+    /// (graph nodes applied by other threads, actions a middleware or subscriber dispatched) are
+    /// left for `receive`.
     ///
     /// - Parameters:
     ///   - action: the action to dispatch.
     ///   - update: the expected change, written as a mutation of the state before the action;
     ///     omit it when the action must not change the state.
-    ///   - fileID: where the assertion is, for the failure message (filled in for you).
-    ///   - line: where the assertion is, for the failure message (filled in for you).
-    /// - Throws: ``TestStoreFailure`` if received actions were left unasserted (exhaustive mode), if the
-    ///   action did not reach the reducer, or if the state differs from the expected one.
+    ///   - fileID: where the assertion is, for the failure (filled in for you); so are `filePath`,
+    ///     `line` and `column`.
+    /// - Throws: ``TestStoreFailure`` if the action did not reach the reducer, or if the state after it
+    ///   differs from the expected one.
     public func send(_ action: some Action, _ update: ((inout State) -> Void)? = nil,
-                     fileID: StaticString = #fileID, line: UInt = #line) throws {
-        let where_ = Place(fileID: fileID, line: line)
-        let (pending, first) = log.withLock { log in (log.unasserted.map(\.action), log.received.count) }
-        if exhaustivity == .on, !pending.isEmpty {
-            throw TestStoreFailure(where_, """
-                \(pending.count) received action(s) must be asserted with receive(...) before sending \
-                \(type(of: action)): \(pending.map { "\(type(of: $0))" }.joined(separator: ", "))
-                """)
-        }
-        store.dispatch(action)
+                     fileID: String = #fileID, filePath: String = #filePath,
+                     line: Int = #line, column: Int = #column) throws {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        let mark = SendMark(owner: ObjectIdentifier(log), id: log.withLock { $0.nextSendID() })
+        mark.during { store.dispatch(action) }
         let received = try log.withLock { log -> Received<State> in
-            guard first < log.received.count else {
-                throw TestStoreFailure(where_, "\(type(of: action)) was sent but did not reach the reducer (a middleware dropped it?)")
+            guard let index = log.sendLandings.removeValue(forKey: mark.id) else {
+                throw TestStoreFailure(place, "\(type(of: action)) was sent but did not reach the reducer (a middleware dropped it?)")
             }
-            log.asserted = Swift.max(log.asserted, first + 1)
-            return log.received[first]
+            log.markAsserted(index)
+            return log.received[index]
         }
-        try check(received, update, name: "\(type(of: action))", where_)
+        try check(received, update, name: "\(type(of: received.action))", place)
     }
 
     /// Waits for the next action of type `A` to reach the reducer and asserts the state change it made.
     ///
     /// In exhaustive mode the next unasserted action must be an `A`; otherwise earlier actions of
-    /// other types are skipped. Waiting ends with a failure, never a hang, once every run and task
-    /// started through this test store has finished without producing it.
+    /// other types are skipped. The wait ends with a failure, never a hang: at once when every run
+    /// and task started through this test store has ended without producing it, and after `timeout`
+    /// otherwise, listing what is still in flight.
     /// - Parameters:
     ///   - type: the action type expected next.
-    ///   - update: the expected change, as a mutation of the state before the action.
-    ///   - fileID: where the assertion is, for the failure message (filled in for you).
-    ///   - line: where the assertion is, for the failure message (filled in for you).
+    ///   - timeout: how long to wait in real time; ``timeout`` of the store when `nil`.
+    ///   - update: the expected change, as a mutation of the state before the action. It runs on the
+    ///     caller's actor, so it need not be `Sendable`.
+    ///   - isolation: the caller's actor (filled in for you).
+    ///   - fileID: where the assertion is, for the failure (filled in for you); so are `filePath`,
+    ///     `line` and `column`.
     /// - Returns: the action, to check its fields.
     @discardableResult
-    public func receive<A: Action>(_ type: A.Type, _ update: ((inout State) -> Void)? = nil,
-                                   fileID: StaticString = #fileID, line: UInt = #line) async throws -> A {
-        try await receive(named: "\(A.self)", matching: { $0 is A }, update, Place(fileID: fileID, line: line)).action as! A
+    public func receive<A: Action>(_ type: A.Type, timeout: Duration? = nil,
+                                   _ update: ((inout State) -> Void)? = nil,
+                                   isolation: isolated (any Actor)? = #isolation,
+                                   fileID: String = #fileID, filePath: String = #filePath,
+                                   line: Int = #line, column: Int = #column) async throws -> A {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        let received = try await waitForReceived(named: "\(A.self)", matching: { $0 is A }, timeout: timeout, place)
+        try check(received, update, name: "\(A.self)", place)
+        return received.action as! A
     }
 
-    /// Waits for the next action equal to `action` to reach the reducer and asserts its state change.
-    public func receive<A: Action & Equatable>(_ action: A, _ update: ((inout State) -> Void)? = nil,
-                                               fileID: StaticString = #fileID, line: UInt = #line) async throws {
-        _ = try await receive(named: "\(action)", matching: { $0 as? A == action }, update,
-                              Place(fileID: fileID, line: line))
+    /// Waits for the next action equal to `action` to reach the reducer and asserts its state change;
+    /// see the type-based `receive(_:timeout:_:)` for the rest.
+    public func receive<A: Action & Equatable>(_ action: A, timeout: Duration? = nil,
+                                               _ update: ((inout State) -> Void)? = nil,
+                                               isolation: isolated (any Actor)? = #isolation,
+                                               fileID: String = #fileID, filePath: String = #filePath,
+                                               line: Int = #line, column: Int = #column) async throws {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        let received = try await waitForReceived(named: "\(action)", matching: { $0 as? A == action },
+                                                 timeout: timeout, place)
+        try check(received, update, name: "\(action)", place)
     }
 
-    private func receive(named name: String, matching matches: @escaping (any Action) -> Bool,
-                         _ update: ((inout State) -> Void)?, _ where_: Place) async throws -> Received<State> {
+    private func waitForReceived(named name: String, matching matches: @escaping @Sendable (any Action) -> Bool,
+                                 timeout: Duration?, _ place: Place) async throws -> Received<State> {
+        let limit = timeout ?? self.timeout
+        let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
         while true {
-            var step = ReceiveStep.wait
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                step = log.withLock { log -> ReceiveStep in
-                    var index = log.asserted
-                    while index < log.received.count {
-                        let candidate = log.received[index]
-                        if matches(candidate.action) {
-                            log.asserted = index + 1
-                            return .found(candidate)
-                        }
-                        if log.exhaustivity == .on { return .mismatch(candidate.action) }
-                        index += 1
+            let gate = DeadlineGate()
+            let step = log.withLock { log -> ReceiveStep in
+                for index in log.unassertedIndices {
+                    let candidate = log.received[index]
+                    if matches(candidate.action) {
+                        for skipped in log.unassertedIndices where skipped < index { log.markAsserted(skipped) }
+                        log.markAsserted(index)
+                        return .found(candidate)
                     }
-                    if log.inFlight == 0 { return .idle }
-                    log.waiters.append(continuation)
-                    return .wait
+                    if log.exhaustivity == .on { return .mismatch(candidate.action) }
                 }
-                if case .wait = step { return }
-                continuation.resume()
+                if log.tracked.isEmpty { return .idle }
+                log.waiters.append(gate)
+                return .wait
             }
             switch step {
             case .found(let received):
-                try check(received, update, name: name, where_)
                 return received
             case .mismatch(let other):
-                throw TestStoreFailure(where_, "expected to receive \(name), but received \(other) first")
+                throw TestStoreFailure(place, "expected to receive \(name), but received \(other) first")
             case .idle:
-                try throwRecordedFailures(where_)
-                throw TestStoreFailure(where_, """
+                try throwRecordedFailures(place)
+                throw TestStoreFailure(place, """
                     expected to receive \(name), but every run and task has finished and it never reached the reducer
                     """)
             case .wait:
-                continue
+                guard await gate.wait(until: deadline) else {
+                    if !lookedAgain {
+                        lookedAgain = true
+                        await lastLookBeforeFailing()
+                        continue
+                    }
+                    try throwRecordedFailures(place)
+                    throw TestStoreFailure(place, """
+                        waited \(describeSeconds(limit)) to receive \(name), but it did not reach the reducer
+                        \(clock.inFlightLines().joined(separator: "\n"))
+                        """)
+                }
             }
         }
     }
@@ -234,13 +360,19 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         case wait
     }
 
-    // MARK: Async work
+    // MARK: Dispatching (the StoreProtocol members)
+
+    /// Applies a sync action, as ``Store`` does; it is recorded, so assert it with `receive` (or use
+    /// ``send(_:_:fileID:filePath:line:column:)`` to assert it at once).
+    public func dispatch(_ action: some Action) {
+        store.dispatch(action)
+    }
 
     /// Starts an async action in the store, tracked so that `receive` and `finish` know when it is done.
     @discardableResult
     public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
         let task = store.dispatch(action)
-        track { _ = try? await task.value }
+        track(.task("\(A.self)")) { _ = try? await task.value }
         return task
     }
 
@@ -248,19 +380,38 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     @discardableResult
     public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
         let run = store.dispatch(graph)
-        track { _ = await run.wait() }
+        track(.run(run)) { _ = await run.wait() }
         return run
     }
 
-    private func track(_ work: @escaping @Sendable () async -> Void) {
-        log.withLock { $0.inFlight += 1 }
+    /// Calls `observer` at once with the current state, then after every committed action.
+    public func subscribe(_ observer: @escaping @Sendable (State) -> Void) -> Subscription {
+        store.subscribe(observer)
+    }
+
+    /// Calls `observer` at once with the selected value, then whenever a committed action changes it.
+    public func subscribe<Value: Equatable & Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        _ observer: @escaping @Sendable (Value) -> Void
+    ) -> Subscription {
+        store.subscribe(select, observer)
+    }
+
+    /// The current state, then every committed state, as an async sequence.
+    public func states() -> AsyncStream<State> {
+        store.states()
+    }
+
+    private func track(_ tracked: Tracked<State>, _ work: @escaping @Sendable () async -> Void) {
+        let id = log.withLock { log in log.startTracking(tracked) }
         Task {
             await work()
             let waiters = log.withLock { log in
-                log.inFlight -= 1
+                log.tracked[id] = nil
+                log.generation &+= 1
                 return log.takeWaiters()
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter.open() }
         }
     }
 
@@ -268,38 +419,50 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Asserts that the first `later` action reached the reducer after the first of each `earlier` one.
     public func assertReached(_ later: any Action.Type, after earlier: any Action.Type...,
-                              fileID: StaticString = #fileID, line: UInt = #line) throws {
-        let where_ = Place(fileID: fileID, line: line)
+                              fileID: String = #fileID, filePath: String = #filePath,
+                              line: Int = #line, column: Int = #column) throws {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let actions = log.withLock { $0.received.map(\.action) }
         func position(of type: any Action.Type) -> Int? { actions.firstIndex { Swift.type(of: $0) == type } }
         guard let laterIndex = position(of: later) else {
-            throw TestStoreFailure(where_, "\(later) never reached the reducer (received: \(Self.names(actions)))")
+            throw TestStoreFailure(place, "\(later) never reached the reducer (received: \(Self.names(actions)))")
         }
         for type in earlier {
             guard let index = position(of: type) else {
-                throw TestStoreFailure(where_, "\(type) never reached the reducer (received: \(Self.names(actions)))")
+                throw TestStoreFailure(place, "\(type) never reached the reducer (received: \(Self.names(actions)))")
             }
             if index > laterIndex {
-                throw TestStoreFailure(where_, "\(later) reached the reducer before \(type) (received: \(Self.names(actions)))")
+                throw TestStoreFailure(place, "\(later) reached the reducer before \(type) (received: \(Self.names(actions)))")
             }
         }
     }
 
     /// Waits for `node` and asserts it was skipped because `cause`, one of its prerequisites direct or
     /// not, did not succeed.
+    /// - Parameter timeout: how long to wait for both nodes to end; the store's ``timeout`` when `nil`.
     public func assertSkipped<R, C>(_ node: Node<R>, in run: GraphRun<State>, because cause: Node<C>,
-                                    fileID: StaticString = #fileID, line: UInt = #line) async throws {
-        let where_ = Place(fileID: fileID, line: line)
-        let outcome = await run.outcome(of: node).kind
-        guard outcome == .skipped else {
-            throw TestStoreFailure(where_, "\(run.graph.label(of: node.index)) (\(node)) was \(outcome.rawValue), not skipped")
+                                    timeout: Duration? = nil,
+                                    fileID: String = #fileID, filePath: String = #filePath,
+                                    line: Int = #line, column: Int = #column) async throws {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        let limit = timeout ?? self.timeout
+        guard let (outcome, causeOutcome) = await withRealDeadline(limit, {
+            (await run.outcome(of: node).kind, await run.outcome(of: cause).kind)
+        }) else {
+            throw TestStoreFailure(place, """
+                waited \(describeSeconds(limit)) for \(run.graph.label(of: node.index)) (\(node)) and \
+                \(run.graph.label(of: cause.index)) (\(cause)) to end
+                \(clock.inFlightLines().joined(separator: "\n"))
+                """)
         }
-        let causeOutcome = await run.outcome(of: cause).kind
+        guard outcome == .skipped else {
+            throw TestStoreFailure(place, "\(run.graph.label(of: node.index)) (\(node)) was \(outcome.rawValue), not skipped")
+        }
         guard causeOutcome != .succeeded else {
-            throw TestStoreFailure(where_, "\(run.graph.label(of: cause.index)) (\(cause)) succeeded, so it cannot be why \(node) was skipped")
+            throw TestStoreFailure(place, "\(run.graph.label(of: cause.index)) (\(cause)) succeeded, so it cannot be why \(node) was skipped")
         }
         guard run.graph.dependsOn(node.index, cause.index) else {
-            throw TestStoreFailure(where_, "\(node) does not depend on \(cause), so it cannot have been skipped because of it")
+            throw TestStoreFailure(place, "\(node) does not depend on \(cause), so it cannot have been skipped because of it")
         }
     }
 
@@ -308,36 +471,51 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// no action that reached the reducer unasserted.
     ///
     /// Answer held calls and advance the clock past pending timers first: `finish` waits for the work
-    /// itself, so work that waits on them would never finish.
-    public func finish(fileID: StaticString = #fileID, line: UInt = #line) async throws {
-        let where_ = Place(fileID: fileID, line: line)
+    /// itself, so work that waits on them fails it after `timeout`, with the list of what is in flight.
+    public func finish(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
+                       line: Int = #line, column: Int = #column) async throws {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let held = stubs.unansweredHeldCalls()
         if !held.isEmpty {
-            throw TestStoreFailure(where_, "calls still wait for an answer: \(held.joined(separator: ", ")); respond to them or cancel the run")
+            throw TestStoreFailure(place, """
+                calls still wait for an answer: \(held.joined(separator: ", ")); respond to them or cancel the run
+                \(clock.inFlightLines().joined(separator: "\n"))
+                """)
         }
+        let limit = timeout ?? self.timeout
+        let deadline = DispatchTime.after(limit)
+        var lookedAgain = false
         while true {
-            var done = false
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                done = log.withLock { log -> Bool in
-                    if log.inFlight == 0 { return true }
-                    log.waiters.append(continuation)
-                    return false
-                }
-                if done { continuation.resume() }
+            let gate = DeadlineGate()
+            let done = log.withLock { log -> Bool in
+                if log.tracked.isEmpty { return true }
+                log.waiters.append(gate)
+                return false
             }
             if done { break }
+            guard await gate.wait(until: deadline) else {
+                if !lookedAgain {
+                    lookedAgain = true
+                    await lastLookBeforeFailing()
+                    continue
+                }
+                throw TestStoreFailure(place, """
+                    waited \(describeSeconds(limit)) for the work in flight to finish
+                    \(clock.inFlightLines().joined(separator: "\n"))
+                    """)
+            }
         }
-        try throwRecordedFailures(where_)
-        let pending = log.withLock { log in log.exhaustivity == .on ? log.unasserted.map(\.action) : [] }
+        try throwRecordedFailures(place)
+        let pending = log.withLock { log in log.exhaustivity == .on ? log.unassertedIndices.map { log.received[$0].action } : [] }
         if !pending.isEmpty {
-            throw TestStoreFailure(where_, "\(pending.count) action(s) reached the reducer but were not asserted: \(Self.names(pending))")
+            throw TestStoreFailure(place, "\(pending.count) action(s) reached the reducer but were not asserted: \(Self.names(pending))")
         }
     }
 
     // MARK: Checks
 
     private func check(_ received: Received<State>, _ update: ((inout State) -> Void)?, name: String,
-                       _ where_: Place) throws {
+                       _ place: Place) throws {
         var expected = received.before
         update?(&expected)
         guard expected != received.after else { return }
@@ -345,13 +523,13 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         let header = update == nil
             ? "\(name) changed the state, but no change was expected:"
             : "state after \(name) differs from the expected state:"
-        throw TestStoreFailure(where_, ([header] + diff.map { "  " + $0 }).joined(separator: "\n"))
+        throw TestStoreFailure(place, ([header] + diff.map { "  " + $0 }).joined(separator: "\n"))
     }
 
-    private func throwRecordedFailures(_ where_: Place) throws {
+    private func throwRecordedFailures(_ place: Place) throws {
         let failures = stubs.failures()
         if !failures.isEmpty {
-            throw TestStoreFailure(where_, failures.joined(separator: "\n"))
+            throw TestStoreFailure(place, failures.joined(separator: "\n"))
         }
     }
 
@@ -359,6 +537,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         actions.isEmpty ? "nothing" : actions.map { "\(type(of: $0))" }.joined(separator: ", ")
     }
 }
+
+/// A test store drives feature code written against ``StoreProtocol``.
+extension TestStore: StoreProtocol {}
 
 /// Whether a ``TestStore`` requires every received action to be asserted.
 public enum Exhaustivity: Sendable, Equatable {
@@ -368,27 +549,6 @@ public enum Exhaustivity: Sendable, Equatable {
     case off
 }
 
-/// A failed ``TestStore`` assertion: where it was made and what differed.
-public struct TestStoreFailure: Error, Sendable, CustomStringConvertible {
-    /// `File.swift:42`: the assertion that failed.
-    public let location: String
-    /// What was expected and what happened, with a state diff where one applies.
-    public let message: String
-
-    init(_ place: Place, _ message: String) {
-        self.location = "\(place.fileID):\(place.line)"
-        self.message = message
-    }
-
-    /// `location: message`.
-    public var description: String { "\(location): \(message)" }
-}
-
-struct Place {
-    let fileID: StaticString
-    let line: UInt
-}
-
 /// One action that reached the reducer, with the state before and after it.
 struct Received<State: Sendable>: Sendable {
     let action: any Action
@@ -396,24 +556,158 @@ struct Received<State: Sendable>: Sendable {
     let after: State
 }
 
+/// Work a test store started and waits for.
+enum Tracked<State: Sendable>: Sendable {
+    case run(GraphRun<State>)
+    case task(String)
+
+    func describe(id: UInt64) -> String {
+        switch self {
+        case .task(let name):
+            return "async action \(name), dispatched on its own, not finished"
+        case .run(let run):
+            let report = run.report
+            let open = report.filter { $0.outcome == nil }.map { entry in
+                "\(entry.label) (\(entry.kind.rawValue), \(entry.start == nil ? "waiting" : "running"))"
+            }
+            return "run \(id): " + (open.isEmpty ? "every node ended, finishing" : open.joined(separator: ", "))
+        }
+    }
+
+    /// Whether the tracked work is busy (something ready to happen without the test's help), and how
+    /// many running pieces must be parked (in a held call or asleep on the clock) for it to be quiet.
+    ///
+    /// An async node that has started but whose action has not yet reached the interceptor is busy,
+    /// even if the timer of its timeout already sleeps on the clock: nodes started are counted per
+    /// action type (their default label) against the calls the interceptor saw. Keyed actions (one
+    /// call shared by several nodes) and relabelled nodes cannot be counted this way.
+    static func settling(_ tracked: [Tracked], _ entries: StubTable.Entries)
+    -> (busy: Bool, needParking: Int, running: [String: Int]) {
+        var running: [String: Int] = [:]
+        var busy = false
+        var needParking = 0
+        var started: [String: Int] = [:]
+        for work in tracked {
+            switch work {
+            case .task:
+                needParking += 1
+            case .run(let run):
+                if run.isFinished { continue }
+                let report = run.report
+                var open = false
+                for entry in report where entry.outcome == nil {
+                    open = true
+                    if entry.kind == .async, entry.start != nil {
+                        started[entry.label, default: 0] += 1
+                        running[entry.label, default: 0] += 1
+                    }
+                    guard entry.prerequisites.allSatisfy({ report[$0].outcome == .succeeded }) else { continue }
+                    switch entry.kind {
+                    case .sync: busy = true
+                    case .async, .delay: if entry.start == nil { busy = true } else { needParking += 1 }
+                    case .join: break
+                    }
+                }
+                if !open { busy = true }
+                for entry in report where entry.outcome != nil && entry.kind == .async && entry.start != nil {
+                    started[entry.label, default: 0] += 1
+                }
+            }
+        }
+        for (label, count) in started where !entries.keyed.contains(label) && count > entries.calls[label, default: 0] {
+            busy = true
+        }
+        return (busy, needParking, running)
+    }
+}
+
 /// What the test store recorded, under its lock.
 struct ReducerLog<State: Sendable> {
     var exhaustivity: Exhaustivity
     var received: [Received<State>] = []
-    /// Actions before this index have been asserted (or skipped).
-    var asserted = 0
-    var inFlight = 0
-    var waiters: [CheckedContinuation<Void, Never>] = []
+    private var isAsserted: [Bool] = []
+    /// Every action before this index has been asserted (or skipped).
+    private var cursor = 0
+    var tracked: [UInt64: Tracked<State>] = [:]
+    private var nextTrackID: UInt64 = 0
+    private var sendCount: UInt64 = 0
+    /// Where each `send` in progress landed: its mark's id, and the index of its action.
+    var sendLandings: [UInt64: Int] = [:]
+    var waiters: [DeadlineGate] = []
+    /// Changes with every recorded action and every tracked work that ends.
+    var generation: UInt64 = 0
 
     init(exhaustivity: Exhaustivity) {
         self.exhaustivity = exhaustivity
     }
 
-    var unasserted: ArraySlice<Received<State>> { received[asserted...] }
+    var unassertedIndices: [Int] { (cursor..<received.count).filter { !isAsserted[$0] } }
 
-    mutating func takeWaiters() -> [CheckedContinuation<Void, Never>] {
+    mutating func append(_ entry: Received<State>) {
+        received.append(entry)
+        isAsserted.append(false)
+        generation &+= 1
+    }
+
+    mutating func markAsserted(_ index: Int) {
+        isAsserted[index] = true
+        while cursor < isAsserted.count, isAsserted[cursor] { cursor += 1 }
+    }
+
+    mutating func nextSendID() -> UInt64 {
+        sendCount += 1
+        return sendCount
+    }
+
+    mutating func startTracking(_ work: Tracked<State>) -> UInt64 {
+        nextTrackID += 1
+        tracked[nextTrackID] = work
+        generation &+= 1
+        return nextTrackID
+    }
+
+    mutating func takeWaiters() -> [DeadlineGate] {
         defer { waiters.removeAll() }
         return waiters
+    }
+}
+
+/// The `send` in progress on this thread, so that the recording reducer can tell the send's own
+/// action from graph nodes that other threads apply meanwhile.
+///
+/// A thread-local, not a task-local: the store applies a dispatched action on the calling thread
+/// before `dispatch` returns, while tasks started meanwhile would inherit a task-local and could
+/// apply nodes on other threads. The first action this thread applies while the mark is set is the
+/// send's own (or what a middleware replaced it with): the store applies the dispatched action
+/// before anything queued during it.
+final class SendMark: Sendable {
+    let owner: ObjectIdentifier
+    let id: UInt64
+
+    init(owner: ObjectIdentifier, id: UInt64) {
+        self.owner = owner
+        self.id = id
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key, nil)
+        precondition(result == 0, "OresRedux: pthread_key_create failed with \(result)")
+        return key
+    }()
+
+    /// The mark set on this thread, if a `send` is in progress here.
+    static var current: SendMark? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<SendMark>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Runs `body` with this mark set on the current thread.
+    func during(_ body: () -> Void) {
+        let previous = pthread_getspecific(Self.key)
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        withExtendedLifetime(self) { body() }
+        pthread_setspecific(Self.key, previous.map { UnsafeRawPointer($0) })
     }
 }
 
@@ -421,9 +715,11 @@ struct ReducerLog<State: Sendable> {
 final class StubTable: AsyncActionInterceptor, Sendable {
     private struct Stub {
         let matches: (@Sendable (Any) -> Bool)?
-        let respond: @Sendable (Any) async throws -> Any
+        let respond: @Sendable (Any, Any) async throws -> Any
         let held: (@Sendable () -> Int)?
         let name: String
+        /// Answers without suspending (a value, an error, a synchronous closure).
+        let isSync: Bool
     }
 
     private struct Table {
@@ -433,14 +729,52 @@ final class StubTable: AsyncActionInterceptor, Sendable {
     }
 
     private let table = LockedValue(Table())
+    private let entryCounts = LockedValue(Entries())
+    let waits: TestStoreWaits
+
+    /// How many calls reached the interceptor, by action type name, and which of those types are keyed.
+    struct Entries: Sendable {
+        var calls: [String: Int] = [:]
+        var keyed: Set<String> = []
+        var total = 0
+        /// The clock's wake count when the last call reached the interceptor.
+        var wakesAtLastCall: UInt64 = 0
+        /// For each action type, the clock's cancellations and the calls made when its last call
+        /// returned its result.
+        var lastReturns: [String: (cancellations: UInt64, calls: Int)] = [:]
+        /// Calls inside a stub that answers without suspending: busy by definition.
+        var syncInProgress = 0
+        /// Calls inside a stub that may suspend (held calls included).
+        var asyncInProgress = 0
+    }
+
+    /// The clock's wake and cancellation counts, read when calls come and go.
+    let clockState: @Sendable () -> (wakes: UInt64, cancellations: UInt64)
+
+    /// Marks that a call returned its result (or error) from its stub, unless it ended because its
+    /// task was cancelled: then the attempt's fate was decided elsewhere (its timeout, a cancel).
+    func noteReturn(_ name: String, isSync: Bool) {
+        let cancelled = Task.isCancelled
+        let cancellations = clockState().cancellations
+        entryCounts.withLock { entries in
+            if isSync { entries.syncInProgress -= 1 } else { entries.asyncInProgress -= 1 }
+            if !cancelled { entries.lastReturns[name] = (cancellations, entries.total) }
+        }
+        waits.noteActivity()
+    }
+
+    init(waits: TestStoreWaits, clockState: @escaping @Sendable () -> (wakes: UInt64, cancellations: UInt64)) {
+        self.waits = waits
+        self.clockState = clockState
+    }
 
     func set<A: AsyncAction>(for type: A.Type, matching: (@Sendable (Any) -> Bool)? = nil,
-                             held: HeldCalls<A>? = nil,
-                             _ respond: @escaping @Sendable (Any) async throws -> A.Response) {
+                             held: HeldCalls<A>? = nil, isSync: Bool = false,
+                             _ respond: @escaping @Sendable (Any, Any) async throws -> A.Response) {
         var waitingCount: (@Sendable () -> Int)?
         if let held { waitingCount = { held.waitingCount } }
-        let stub = Stub(matches: matching, respond: { action in try await respond(action) },
-                        held: waitingCount, name: "\(A.self)")
+        let stub = Stub(matches: matching, respond: { action, context in try await respond(action, context) },
+                        held: waitingCount, name: "\(A.self)", isSync: isSync)
         table.withLock { table in
             var stubs = table.stubs[ObjectIdentifier(A.self)] ?? []
             if matching == nil { stubs.removeAll { $0.matches == nil } }
@@ -458,10 +792,27 @@ final class StubTable: AsyncActionInterceptor, Sendable {
             }
             return stub
         }
+        let name = String(describing: A.self)
+        let isKeyed = A.self is any KeyedAsyncAction.Type
+        let wakes = clockState().wakes
+        let isSync = stub?.isSync ?? true
+        entryCounts.withLock { entries in
+            if isSync { entries.syncInProgress += 1 } else { entries.asyncInProgress += 1 }
+            entries.calls[name, default: 0] += 1
+            entries.total += 1
+            entries.wakesAtLastCall = wakes
+            if isKeyed { entries.keyed.insert(name) }
+        }
+        waits.noteActivity()
+        defer { noteReturn(name, isSync: isSync) }
         guard let stub else {
             throw MissingStub(action: "\(A.self)")
         }
-        return try await stub.respond(action) as! A.Response
+        return try await stub.respond(action, context) as! A.Response
+    }
+
+    func entries() -> Entries {
+        entryCounts.withLock { $0 }
     }
 
     func calls<A>(of type: A.Type) -> [Any] {
@@ -472,12 +823,21 @@ final class StubTable: AsyncActionInterceptor, Sendable {
         table.withLock { $0.failures }
     }
 
-    func unansweredHeldCalls() -> [String] {
+    private func heldCounters() -> [(name: String, waiting: @Sendable () -> Int)] {
         table.withLock { table in
-            table.stubs.values.flatMap { $0 }.compactMap { stub in
-                guard let waiting = stub.held?(), waiting > 0 else { return nil }
-                return "\(waiting) x \(stub.name)"
-            }
+            table.stubs.values.flatMap { $0 }.compactMap { stub in stub.held.map { (stub.name, $0) } }
+        }
+    }
+
+    /// How many held calls wait for an answer, over every held type.
+    func heldWaitingCount() -> Int {
+        heldCounters().reduce(0) { $0 + $1.waiting() }
+    }
+
+    func unansweredHeldCalls() -> [String] {
+        heldCounters().compactMap { held in
+            let waiting = held.waiting()
+            return waiting > 0 ? "\(waiting) x \(held.name)" : nil
         }
     }
 }
@@ -486,6 +846,23 @@ final class StubTable: AsyncActionInterceptor, Sendable {
 struct MissingStub: Error, CustomStringConvertible {
     let action: String
     var description: String { "\(action) has no stub" }
+}
+
+/// `operation`'s result, or `nil` once `limit` has passed in real time, whichever comes first; the
+/// operation is cancelled then, but the wait does not depend on it noticing.
+func withRealDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    let result = LockedValue<T?>(nil)
+    let gate = DeadlineGate()
+    let task = Task {
+        let value = await operation()
+        result.withLock { $0 = value }
+        gate.open()
+    }
+    guard await gate.wait(until: .after(limit)) else {
+        task.cancel()
+        return nil
+    }
+    return result.withLock { $0 }
 }
 
 extension ActionGraph {

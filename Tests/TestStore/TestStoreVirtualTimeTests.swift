@@ -1,0 +1,115 @@
+import Testing
+import OresRedux
+
+/// Issue 13: virtual time passes like real time, deadline by deadline.
+@Suite("VirtualClock: time walks deadline by deadline")
+struct TestStoreVirtualTimeTests {
+    typealias App = HomeApp
+
+    /// The README's settings: a 5 s timeout, two retries with an exponential back-off from 200 ms.
+    static let readmeRetry = RetryPolicy.retry(2, backoff: .exponential(initial: .milliseconds(200)))
+
+    @Test("A feed that times out at 5 s retries after its 200 ms back-off within one advance to 5.2 s")
+    func timeoutThenBackoffInOneAdvance() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        store.stub(App.LogIn.self, with: "t")
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        let feed = store.hold(App.FetchFeed.self)
+        store.dispatch(App.home(user: "ada", feedTimeout: .seconds(5), feedRetry: Self.readmeRetry).graph)
+        try await store.receive(App.SetToken.self) { $0.token = "t" }
+        _ = try await feed.nextCall()
+
+        try await store.clock.waitForSleepers(1)              // the 5 s timeout of the first attempt
+        await store.clock.advance(by: .milliseconds(5_100))   // it fires at 5 s; the back-off runs to 5.2 s
+        #expect(feed.calls.count == 1, "the retry came before its back-off ended")
+        await store.clock.advance(by: .milliseconds(100))     // 5.2 s: the second attempt starts
+        #expect(try await feed.nextCall() == App.FetchFeed(token: "t"))
+        #expect(store.clock.now == VirtualClock.Instant(offset: .milliseconds(5_200)))
+
+        feed.respond(with: [App.Post(id: 1)])
+        try await store.receive(App.ShowHome.self) {
+            $0.profile = App.Profile(name: "Ada")
+            $0.feed = [App.Post(id: 1)]
+        }
+        try await store.finish()
+    }
+
+    @Test("One advance across a timeout and its back-off reaches the second attempt, as real time would")
+    func timeoutAndBackoffInsideOneLongAdvance() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        store.stub(App.LogIn.self, with: "t")
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        let feed = store.hold(App.FetchFeed.self)
+        store.dispatch(App.home(user: "ada", feedTimeout: .seconds(5), feedRetry: Self.readmeRetry).graph)
+        try await store.receive(App.SetToken.self) { $0.token = "t" }
+        _ = try await feed.nextCall()
+
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(6))            // timeout at 5, back-off to 5.2, 2nd attempt
+        _ = try await feed.nextCall()
+        #expect(feed.calls.count == 2)
+        feed.respond(with: [])
+        try await store.receive(App.ShowHome.self) { $0.profile = App.Profile(name: "Ada") }
+        try await store.finish()
+    }
+
+    @Test("The README's timeout and retry, failing once: waitForSleepers, advance 200 ms, receive, 1,000 times")
+    func readmeRetryScenarioThousandTimes() async throws {
+        for round in 1...1_000 {
+            let store = TestStore(initialState: App.State(), reducer: App.reducer)
+            store.stub(App.LogIn.self, with: "t")
+            store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+            store.stub(App.FetchFeed.self, sequence: [.failure(App.Offline()), .success([App.Post(id: 7)])])
+            store.dispatch(App.home(user: "ada", feedTimeout: .seconds(5), feedRetry: Self.readmeRetry).graph)
+
+            do {
+                try await store.receive(App.SetToken.self) { $0.token = "t" }
+                try await store.clock.waitForSleepers(1)          // the 200 ms back-off
+                await store.clock.advance(by: .milliseconds(200))
+                try await store.receive(App.ShowHome.self) {
+                    $0.profile = App.Profile(name: "Ada")
+                    $0.feed = [App.Post(id: 7)]
+                }
+                try await store.finish()
+            } catch {
+                Issue.record("round \(round): \(error)")
+                return
+            }
+        }
+    }
+
+    @Test("run() walks a chain of delays until nothing sleeps")
+    func runWalksUntilNothingSleeps() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        var graph = ActionGraph<App.State>()
+        let first = graph.delay(.seconds(1))
+        let second = graph.delay(.seconds(2), after: first)
+        graph.send(App.SetToken(token: "late"), after: second)
+        store.dispatch(graph)
+
+        try await store.clock.waitForSleepers(1)
+        try await store.clock.run()
+
+        #expect(store.clock.now == VirtualClock.Instant(offset: .seconds(3)))
+        try await store.receive(App.SetToken.self) { $0.token = "late" }
+        try await store.finish()
+    }
+
+    @Test("A sleep that starts during an advance is measured from when it started, not from the target")
+    func clockAloneWalksDeadlines() async throws {
+        let clock = VirtualClock()
+        let log = CoreStore.Recorder<String>()
+        let sleeper = Task {
+            try await clock.sleep(for: .seconds(1))
+            log.record("1 s at \(clock.now)")
+            try await clock.sleep(for: .seconds(1))         // starts at +1 s, so ends at +2 s
+            log.record("2 s at \(clock.now)")
+        }
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(3))
+        try await withDeadline(5, "the sleeper") { try await sleeper.value }
+        #expect(log.values == ["1 s at +1.0 seconds", "2 s at +2.0 seconds"])
+        #expect(clock.now == VirtualClock.Instant(offset: .seconds(3)))
+    }
+}
+

@@ -1,0 +1,123 @@
+import Testing
+import OresRedux
+
+/// Issue 13: every wait of a test store ends, and says what is still in flight.
+@Suite("TestStore: no wait hangs, and a timeout names what is in flight")
+struct TestStoreWaitsTests {
+    typealias App = HomeApp
+
+    @Test("receive with a held call never answered fails, naming the held call and the run's open nodes")
+    func receiveNamesTheHeldCall() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        _ = store.hold(App.LogIn.self)
+        store.dispatch(App.home(user: "ada").graph)
+
+        let failure = try await withDeadline(5, "receive") {
+            await #expect(throws: TestStoreFailure.self) {
+                try await store.receive(App.SetToken.self, timeout: .milliseconds(100)) { $0.token = "t" }
+            }
+        }
+        let message = failure?.message ?? ""
+        #expect(message.contains("waited 0.1 s to receive SetToken"))
+        #expect(message.contains("held call not answered: 1 x LogIn"))
+        #expect(message.contains("run 1: LogIn (async, running), SetToken (sync, waiting)"))
+    }
+
+    @Test("receive while a back-off sleeps on a clock nobody advances fails, naming the sleeper and its deadline")
+    func receiveNamesTheSleeper() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        store.stub(App.LogIn.self, with: "t")
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        store.stub(App.FetchFeed.self, sequence: [.failure(App.Offline()), .success([])])
+        store.dispatch(App.home(user: "ada", feedRetry: .retry(1, backoff: .constant(.seconds(2)))).graph)
+        try await store.receive(App.SetToken.self) { $0.token = "t" }
+
+        let failure = try await withDeadline(5, "receive") {
+            await #expect(throws: TestStoreFailure.self) {
+                try await store.receive(App.ShowHome.self, timeout: .milliseconds(100))
+            }
+        }
+        let message = failure?.message ?? ""
+        #expect(message.contains("asleep on the clock until +2.0 seconds (now +0.0 seconds"))
+        #expect(message.contains("FetchFeed (async, running)"))
+
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(2))
+        try await store.receive(App.ShowHome.self) { $0.profile = App.Profile(name: "Ada") }
+        try await store.finish()
+    }
+
+    @Test("finish waits for a sleeping run only as long as the store's timeout, then lists it")
+    func finishTimesOutWithTheStoreWideSetting() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off)
+        store.timeout = .milliseconds(150)
+        store.stub(App.LogIn.self, with: "t")
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        store.stub(App.FetchFeed.self, throwing: App.Offline())
+        store.dispatch(App.home(user: "ada", feedRetry: .retry(1, backoff: .constant(.seconds(9)))).graph)
+
+        let failure = try await withDeadline(5, "finish") {
+            await #expect(throws: TestStoreFailure.self) { try await store.finish() }
+        }
+        #expect(failure?.message.contains("waited 0.15 s for the work in flight to finish") == true,
+                "the store-wide timeout, not the default")
+        #expect(failure?.message.contains("asleep on the clock until +9.0 seconds") == true)
+    }
+
+    @Test("nextCall fails when the held action is never called, and says why")
+    func nextCallTimesOut() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off)
+        store.stub(App.LogIn.self, throwing: App.Offline())       // so the feed is never fetched
+        let feed = store.hold(App.FetchFeed.self)
+        store.dispatch(App.home(user: "ada").graph)
+
+        let failure = try await withDeadline(5, "nextCall") {
+            await #expect(throws: TestStoreFailure.self) { try await feed.nextCall(timeout: .milliseconds(100)) }
+        }
+        #expect(failure?.message.contains("waited 0.1 s for a call of FetchFeed, but none came") == true)
+        try await store.finish()
+    }
+
+    @Test("waitForSleepers fails when nothing goes to sleep")
+    func waitForSleepersTimesOut() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let failure = try await withDeadline(5, "waitForSleepers") {
+            await #expect(throws: TestStoreFailure.self) {
+                try await store.clock.waitForSleepers(1, timeout: .milliseconds(100))
+            }
+        }
+        #expect(failure?.message.contains("waited 0.1 s for 1 sleeper(s) on the clock, but 0 went to sleep") == true)
+        #expect(failure?.message.contains("no run or task in flight") == true)
+    }
+
+    @Test("assertSkipped does not wait forever for a node stuck behind a held call")
+    func assertSkippedTimesOut() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let logIn = store.hold(App.LogIn.self)
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        store.stub(App.FetchFeed.self, with: [])
+        let home = App.home(user: "ada")
+        let run = store.dispatch(home.graph)
+
+        _ = try await withDeadline(5, "assertSkipped") {
+            await #expect(throws: TestStoreFailure.self) {
+                try await store.assertSkipped(home.show, in: run, because: home.feed, timeout: .milliseconds(100))
+            }
+        }
+        run.cancel()
+        _ = logIn
+        try await store.finish()
+    }
+
+    @Test("a failure carries the test's file, line and column")
+    func failureLocation() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let line = #line + 1
+        let failure = #expect(throws: TestStoreFailure.self) { try store.send(App.SetToken(token: "a")) { $0.token = "b" } }
+        #expect(failure?.fileID == "OresReduxTests/TestStoreWaitsTests.swift")
+        #expect(failure?.filePath.hasSuffix("Tests/TestStore/TestStoreWaitsTests.swift") == true)
+        #expect(failure?.line == line)
+        #expect((failure?.column ?? 0) > 1)
+        #expect(failure?.location == "OresReduxTests/TestStoreWaitsTests.swift:\(line)")
+    }
+}
