@@ -34,7 +34,7 @@ import Dispatch
 /// What it promises:
 /// - **No wait hangs.** `receive`, `finish`, ``HeldCalls/nextCall(timeout:fileID:filePath:line:column:)``,
 ///   ``VirtualClock/waitForSleepers(_:timeout:fileID:filePath:line:column:)`` and ``assertSkipped(_:in:because:timeout:fileID:filePath:line:column:)``
-///   end within ``timeout`` (real time, one second by default, overridable per call) and then throw
+///   end within ``timeout`` (real time, five seconds by default, overridable per call) and then throw
 ///   a ``TestStoreFailure`` that lists what is in flight: held calls not answered, sleepers on the
 ///   clock with their deadlines, runs with their nodes not yet ended.
 /// - **`send` checks its own action**, wherever it landed in the log: a graph node that another
@@ -71,9 +71,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - middleware: the app's middleware, if the test needs it.
     ///   - exhaustivity: `.on` (the default) to require every received action to be asserted.
     ///   - timeout: how long, in real time, every wait of this test store may take before it fails
-    ///     (one second by default); each wait also takes its own `timeout:`.
+    ///     (five seconds by default: enough for a loaded CI machine running tests in parallel); each wait also takes its own `timeout:`.
     public init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
-                exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(1)) {
+                exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5)) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
         let logID = ObjectIdentifier(log)
         let activity = LockedValue<UInt64>(0)

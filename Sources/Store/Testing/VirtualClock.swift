@@ -72,7 +72,7 @@ public final class VirtualClock: Clock, Sendable {
         var wakes: UInt64 = 0
         /// How many sleeps were cancelled (before or after they registered).
         var cancellations: UInt64 = 0
-        var timeout: Duration = .seconds(1)
+        var timeout: Duration = .seconds(5)
     }
 
     /// What the owner of the clock (a ``TestStore``) knows about the work that may sleep on it.
@@ -101,7 +101,7 @@ public final class VirtualClock: Clock, Sendable {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// How long (in real time) ``waitForSleepers(_:timeout:fileID:filePath:line:column:)`` and
-    /// ``run(timeout:fileID:filePath:line:column:)`` wait before they fail; one second by default.
+    /// ``run(timeout:fileID:filePath:line:column:)`` wait before they fail; five seconds by default.
     /// A ``TestStore`` keeps it equal to its own ``TestStore/timeout``.
     public var timeout: Duration {
         get { state.withLock { $0.timeout } }
