@@ -22,7 +22,7 @@
 /// ``GraphRun``. Copies share the nodes added before the copy was made.
 public struct ActionGraph<State: Sendable>: Sendable {
     /// Everything the graph holds.
-    var storage = GraphStorage<State>()
+    var storage = GraphStorage()
 
     /// Every bad input seen while building, in order.
     public var problems: [GraphError] { storage.problems }
@@ -101,7 +101,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        addNode(.async({ _, core in AsyncNodeWork(action, core: core) }, ActionType(A.self)), after: prerequisites)
+        addNode(.async({ _, core in AsyncNodeWork(action, core: Self.core(core)) }, ActionType(A.self)), after: prerequisites)
     }
 
     /// Adds an async action built from the responses of `prerequisites` once they all succeeded.
@@ -121,7 +121,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
         return endNode(.async({ inputs, core in
-            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: core)
+            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core))
         }, ActionType(A.self)))
     }
 
@@ -202,7 +202,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.updateSettings(graph: node.graph, index: node.index, update)
     }
 
-    private mutating func addNode<R>(_ body: NodeBody<State>, after prerequisites: [any GraphNode]) -> Node<R> {
+    private mutating func addNode<R>(_ body: NodeBody, after prerequisites: [any GraphNode]) -> Node<R> {
         let index = storage.addNode(body, after: prerequisites)
         return Node(graph: storage.lineageID, index: index)     // the lineage adding may have started
     }
@@ -215,8 +215,16 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
-    private mutating func endNode<R>(_ body: NodeBody<State>) -> Node<R> {
+    private mutating func endNode<R>(_ body: NodeBody) -> Node<R> {
         Node(graph: storage.lineageID, index: storage.endNode(body))
+    }
+
+    /// The store core a run hands an async body: the run's own, whose state type is this graph's.
+    private static func core(_ core: AnyObject) -> StoreCore<State> {
+        guard let core = core as? StoreCore<State> else {
+            preconditionFailure("OresRedux: a graph of \(State.self) ran in a store of another state type")
+        }
+        return core
     }
 
     /// The prerequisites of node `index`.

@@ -4,8 +4,9 @@
 /// Prerequisite lists are stored one after the other in `prerequisites`; node `i`'s list ends at
 /// `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. Copies of a graph share their arrays
 /// until one of them adds a node (copy on write); the lineage (below) then tells their nodes apart.
-struct GraphStorage<State: Sendable>: Sendable {
-    private(set) var bodies: [NodeBody<State>] = []
+/// Not generic over the state, for the reason ``NodeBody`` gives.
+struct GraphStorage: Sendable {
+    private(set) var bodies: [NodeBody] = []
     private(set) var prerequisites: [Int] = []
     private(set) var prerequisiteEnds: [Int] = []
     /// Timeouts, retries, fallbacks and labels, for the few nodes that have them.
@@ -45,7 +46,7 @@ struct GraphStorage<State: Sendable>: Sendable {
     }
 
     /// Adds a node after the nodes in `erasedPrerequisites`; returns its index.
-    mutating func addNode(_ body: NodeBody<State>, after erasedPrerequisites: [any GraphNode]) -> Int {
+    mutating func addNode(_ body: NodeBody, after erasedPrerequisites: [any GraphNode]) -> Int {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
             if let node = prerequisite as? any NodeReference {
@@ -81,7 +82,7 @@ struct GraphStorage<State: Sendable>: Sendable {
     }
 
     /// Ends the node that `beginNode` started; returns its index.
-    mutating func endNode(_ body: NodeBody<State>) -> Int {
+    mutating func endNode(_ body: NodeBody) -> Int {
         bodies.append(body)
         prerequisiteEnds.append(prerequisites.count)
         return bodies.count - 1

@@ -1,16 +1,21 @@
 /// What a node does when it starts.
-enum NodeBody<State: Sendable>: Sendable {
+///
+/// Not generic over the state: a run reads a body per node, and unspecialized generic code (a run
+/// is generic over the app's state, which this module does not know) would look up the body type's
+/// metadata on every read. The store's core reaches an async or join body as `AnyObject`, and the
+/// closure, made where the state type is known, casts it back (checked).
+enum NodeBody: Sendable {
     /// A sync action known when the graph was built.
     case action(any Action)
     /// A sync action built from the prerequisites' responses when the node starts.
     case makeAction(@Sendable (NodeInputs) -> any Action, ActionType)
     /// An async action, built from the prerequisites' responses when the node starts, bound to the
     /// store that runs it.
-    case async(@Sendable (NodeInputs, StoreCore<State>) -> AsyncNodeWork, ActionType)
+    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
     /// A wait on the store's clock.
     case delay(Duration)
     /// A wait on work that is already running in the store.
-    case join(@Sendable (StoreCore<State>) async throws -> ResponseSlot, ActionType)
+    case join(@Sendable (AnyObject) async throws -> ResponseSlot, ActionType)
 
     var isSync: Bool {
         switch self {

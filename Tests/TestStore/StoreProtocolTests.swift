@@ -42,7 +42,7 @@ struct StoreProtocolTests {
     func liveStore() async throws {
         let model = CounterModel(store: Store(initialState: Counter(), reducer: Self.reducer))
         let run = model.load()
-        _ = try await withDeadline(5, "the load") { await run.wait() }
+        _ = try await withDeadline(30, "the load") { await run.wait() }
         #expect(model.title == "42")
     }
 

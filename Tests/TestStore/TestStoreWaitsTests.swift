@@ -8,11 +8,11 @@ struct TestStoreWaitsTests {
 
     @Test("receive with a held call never answered fails, naming the held call and the run's open nodes")
     func receiveNamesTheHeldCall() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))
         _ = store.hold(App.LogIn.self)
         store.dispatch(App.home(user: "ada").graph)
 
-        let failure = try await withDeadline(5, "receive") {
+        let failure = try await withDeadline(30, "receive") {
             await #expect(throws: TestStoreFailure.self) {
                 try await store.receive(App.SetToken.self, timeout: .milliseconds(100)) { $0.token = "t" }
             }
@@ -25,14 +25,14 @@ struct TestStoreWaitsTests {
 
     @Test("receive while a back-off sleeps on a clock nobody advances fails, naming the sleeper and its deadline")
     func receiveNamesTheSleeper() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))
         store.stub(App.LogIn.self, with: "t")
         store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
         store.stub(App.FetchFeed.self, sequence: [.failure(App.Offline()), .success([])])
         store.dispatch(App.home(user: "ada", feedRetry: .retry(1, backoff: .constant(.seconds(2)))).graph)
         try await store.receive(App.SetToken.self) { $0.token = "t" }
 
-        let failure = try await withDeadline(5, "receive") {
+        let failure = try await withDeadline(30, "receive") {
             await #expect(throws: TestStoreFailure.self) {
                 try await store.receive(App.ShowHome.self, timeout: .milliseconds(100))
             }
@@ -49,14 +49,14 @@ struct TestStoreWaitsTests {
 
     @Test("finish waits for a sleeping run only as long as the store's timeout, then lists it")
     func finishTimesOutWithTheStoreWideSetting() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off)
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off, timeout: .seconds(1))
         store.timeout = .milliseconds(150)
         store.stub(App.LogIn.self, with: "t")
         store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
         store.stub(App.FetchFeed.self, throwing: App.Offline())
         store.dispatch(App.home(user: "ada", feedRetry: .retry(1, backoff: .constant(.seconds(9)))).graph)
 
-        let failure = try await withDeadline(5, "finish") {
+        let failure = try await withDeadline(30, "finish") {
             await #expect(throws: TestStoreFailure.self) { try await store.finish() }
         }
         #expect(failure?.message.contains("waited 0.15 s for the work in flight to finish") == true,
@@ -66,12 +66,12 @@ struct TestStoreWaitsTests {
 
     @Test("nextCall fails when the held action is never called, and says why")
     func nextCallTimesOut() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off)
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off, timeout: .seconds(1))
         store.stub(App.LogIn.self, throwing: App.Offline())       // so the feed is never fetched
         let feed = store.hold(App.FetchFeed.self)
         store.dispatch(App.home(user: "ada").graph)
 
-        let failure = try await withDeadline(5, "nextCall") {
+        let failure = try await withDeadline(30, "nextCall") {
             await #expect(throws: TestStoreFailure.self) { try await feed.nextCall(timeout: .milliseconds(100)) }
         }
         #expect(failure?.message.contains("waited 0.1 s for a call of FetchFeed, but none came") == true)
@@ -80,8 +80,8 @@ struct TestStoreWaitsTests {
 
     @Test("waitForSleepers fails when nothing goes to sleep")
     func waitForSleepersTimesOut() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer)
-        let failure = try await withDeadline(5, "waitForSleepers") {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))
+        let failure = try await withDeadline(30, "waitForSleepers") {
             await #expect(throws: TestStoreFailure.self) {
                 try await store.clock.waitForSleepers(1, timeout: .milliseconds(100))
             }
@@ -92,14 +92,14 @@ struct TestStoreWaitsTests {
 
     @Test("assertSkipped does not wait forever for a node stuck behind a held call")
     func assertSkippedTimesOut() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))
         let logIn = store.hold(App.LogIn.self)
         store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
         store.stub(App.FetchFeed.self, with: [])
         let home = App.home(user: "ada")
         let run = store.dispatch(home.graph)
 
-        _ = try await withDeadline(5, "assertSkipped") {
+        _ = try await withDeadline(30, "assertSkipped") {
             await #expect(throws: TestStoreFailure.self) {
                 try await store.assertSkipped(home.show, in: run, because: home.feed, timeout: .milliseconds(100))
             }
@@ -111,7 +111,7 @@ struct TestStoreWaitsTests {
 
     @Test("a failure carries the test's file, line and column")
     func failureLocation() async throws {
-        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))
         let line = #line + 1
         let failure = #expect(throws: TestStoreFailure.self) { try store.send(App.SetToken(token: "a")) { $0.token = "b" } }
         #expect(failure?.fileID == "OresReduxTests/TestStoreWaitsTests.swift")

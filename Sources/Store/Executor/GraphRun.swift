@@ -17,42 +17,6 @@
 public final class GraphRun<State: Sendable>: Sendable {
     typealias Machine = RunStateMachine
 
-    /// The machine, and what the shell keeps for it, behind the run's lock.
-    private struct Protected {
-        var machine: Machine
-        var registration: UInt64?
-        /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
-        var waiters: [Machine.Waiter: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter: Machine.Waiter = 0
-        /// The task of each async node in flight.
-        var tasks: [Int: Task<Void, Never>] = [:]
-
-        /// Feeds the machine one event, and takes out of the shell's tables what its effects name.
-        mutating func handle(_ event: (inout Machine) -> Machine.Effects) -> Performable {
-            let effects = event(&machine)
-            return Performable(
-                effects: effects,
-                cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
-                resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) })
-        }
-
-        /// Registers `continuation`; returns it back when the machine says it need not wait.
-        mutating func wait(_ continuation: CheckedContinuation<Void, Never>,
-                           _ event: (inout Machine, Machine.Waiter) -> Machine.Waiter?) -> CheckedContinuation<Void, Never>? {
-            nextWaiter += 1
-            if event(&machine, nextWaiter) != nil { return continuation }
-            waiters[nextWaiter] = continuation
-            return nil
-        }
-    }
-
-    /// An event's effects, with the tasks and continuations they name.
-    private struct Performable {
-        let effects: Machine.Effects
-        let cancel: [Task<Void, Never>]
-        let resume: [CheckedContinuation<Void, Never>]
-    }
-
     let core: StoreCore<State>
     let graph: ActionGraph<State>
     private let protected: LockedValue<Protected>
@@ -279,6 +243,44 @@ public final class GraphRun<State: Sendable>: Sendable {
             core.unregister(id)
         }
     }
+}
+
+/// The machine, and what the shell keeps for it, behind the run's lock.
+// Not nested in the generic `GraphRun`: a nested type would be generic too, and unspecialized code
+// would look up its metadata on every event.
+private struct Protected {
+    var machine: RunStateMachine
+    var registration: UInt64?
+    /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
+    var waiters: [RunStateMachine.Waiter: CheckedContinuation<Void, Never>] = [:]
+    var nextWaiter: RunStateMachine.Waiter = 0
+    /// The task of each async node in flight.
+    var tasks: [Int: Task<Void, Never>] = [:]
+
+    /// Feeds the machine one event, and takes out of the shell's tables what its effects name.
+    mutating func handle(_ event: (inout RunStateMachine) -> RunStateMachine.Effects) -> Performable {
+        let effects = event(&machine)
+        return Performable(
+            effects: effects,
+            cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
+            resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) })
+    }
+
+    /// Registers `continuation`; returns it back when the machine says it need not wait.
+    mutating func wait(_ continuation: CheckedContinuation<Void, Never>,
+                       _ event: (inout RunStateMachine, RunStateMachine.Waiter) -> RunStateMachine.Waiter?) -> CheckedContinuation<Void, Never>? {
+        nextWaiter += 1
+        if event(&machine, nextWaiter) != nil { return continuation }
+        waiters[nextWaiter] = continuation
+        return nil
+    }
+}
+
+/// An event's effects, with the tasks and continuations they name.
+private struct Performable {
+    let effects: RunStateMachine.Effects
+    let cancel: [Task<Void, Never>]
+    let resume: [CheckedContinuation<Void, Never>]
 }
 
 extension StoreCore {
