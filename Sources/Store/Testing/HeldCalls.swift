@@ -38,8 +38,12 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
 
     /// The next call not yet handed out, waiting until one is made.
     ///
-    /// - Parameter timeout: how long in real time to wait; the test store's ``TestStore/timeout``
-    ///   when `nil`.
+    /// - Parameters:
+    ///   - timeout: how long in real time to wait; the test store's ``TestStore/timeout`` when `nil`.
+    ///   - fileID: where the call is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if no call comes in time, listing what is in flight.
     public func nextCall(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
                          line: Int = #line, column: Int = #column) async throws -> A {

@@ -245,8 +245,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - action: the action to dispatch.
     ///   - update: the expected change, written as a mutation of the state before the action;
     ///     omit it when the action must not change the state.
-    ///   - fileID: where the assertion is, for the failure (filled in for you); so are `filePath`,
-    ///     `line` and `column`.
+    ///   - fileID: where the assertion is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if the action did not reach the reducer, or if the state after it
     ///   differs from the expected one.
     public func send(_ action: some Action, _ update: ((inout State) -> Void)? = nil,
@@ -277,8 +279,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - update: the expected change, as a mutation of the state before the action. It runs on the
     ///     caller's actor, so it need not be `Sendable`.
     ///   - isolation: the caller's actor (filled in for you).
-    ///   - fileID: where the assertion is, for the failure (filled in for you); so are `filePath`,
-    ///     `line` and `column`.
+    ///   - fileID: where the assertion is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
     /// - Returns: the action, to check its fields.
     @discardableResult
     public func receive<A: Action>(_ type: A.Type, timeout: Duration? = nil,
@@ -439,7 +443,15 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Waits for `node` and asserts it was skipped because `cause`, one of its prerequisites direct or
     /// not, did not succeed.
-    /// - Parameter timeout: how long to wait for both nodes to end; the store's ``timeout`` when `nil`.
+    /// - Parameters:
+    ///   - node: the node that must have been skipped.
+    ///   - run: the run it belongs to.
+    ///   - cause: a prerequisite of `node`, direct or not, that did not succeed.
+    ///   - timeout: how long to wait for both nodes to end; the store's ``timeout`` when `nil`.
+    ///   - fileID: where the assertion is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
     public func assertSkipped<R, C>(_ node: Node<R>, in run: GraphRun<State>, because cause: Node<C>,
                                     timeout: Duration? = nil,
                                     fileID: String = #fileID, filePath: String = #filePath,

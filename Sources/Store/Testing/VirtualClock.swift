@@ -199,7 +199,12 @@ public final class VirtualClock: Clock, Sendable {
 
     /// Advances deadline by deadline until nothing sleeps on the clock.
     ///
-    /// - Parameter timeout: how long in real time it may take; ``timeout`` when `nil`.
+    /// - Parameters:
+    ///   - timeout: how long in real time it may take; ``timeout`` when `nil`.
+    ///   - fileID: where the call is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if work still sleeps after that (for instance a timer that
     ///   always sleeps again), listing the sleepers.
     public func run(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
@@ -229,7 +234,13 @@ public final class VirtualClock: Clock, Sendable {
     ///
     /// A sleeper that goes away while the work settles (the timer of an attempt that just failed,
     /// for instance) does not count: the wait goes on until `count` sleepers remain.
-    /// - Parameter timeout: how long in real time to wait; ``timeout`` when `nil`.
+    /// - Parameters:
+    ///   - count: how many sleepers to wait for.
+    ///   - timeout: how long in real time to wait; ``timeout`` when `nil`.
+    ///   - fileID: where the call is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if fewer than `count` sleepers are there in time, listing the
     ///   sleepers and the work in flight.
     public func waitForSleepers(_ count: Int = 1, timeout: Duration? = nil,
