@@ -6,15 +6,16 @@ let package = Package(
     // Observation (ObservedStore) sets the Apple floor; nothing else in the library needs more.
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
-        .library(name: "OresRedux", targets: ["OresRedux"]),
+        .library(name: "OresRedux", targets: ["OresRedux"])
     ],
     targets: [
         .target(name: "OresRedux", path: "Sources"),
         .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example", exclude: ["fixtures"]),
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
-        .executableTarget(name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
-                          path: "Benchmarks/Sources/Benchmarks"),
+        .executableTarget(
+            name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
+            path: "Benchmarks/Sources/Benchmarks"),
         .testTarget(name: "OresReduxTests", dependencies: ["OresRedux"], path: "Tests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OresRedux
 
 struct Inc: Action { var by = 1 }

@@ -78,8 +78,10 @@ public struct ActionGraph<State: Sendable>: Sendable {
     ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first.
     ///   - make: receives the prerequisites' responses, in order and typed; called once.
     @discardableResult
-    public mutating func send<each R, A: Action>(after prerequisites: repeat Node<each R>,
-                                                 make: @escaping @Sendable (repeat each R) -> A) -> Node<Void> {
+    public mutating func send<each R, A: Action>(
+        after prerequisites: repeat Node<each R>,
+        make: @escaping @Sendable (repeat each R) -> A
+    ) -> Node<Void> {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
@@ -101,7 +103,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        addNode(.async({ _, core in AsyncNodeWork(action, core: Self.core(core)) }, ActionType(A.self)), after: prerequisites)
+        addNode(
+            .async({ _, core in AsyncNodeWork(action, core: Self.core(core)) }, ActionType(A.self)),
+            after: prerequisites)
     }
 
     /// Adds an async action built from the responses of `prerequisites` once they all succeeded.
@@ -114,15 +118,20 @@ public struct ActionGraph<State: Sendable>: Sendable {
     ///   - make: receives the prerequisites' responses, in order and typed; called once, even
     ///     when the node is retried (every attempt runs the same action).
     @discardableResult
-    public mutating func run<each R, A: AsyncAction>(after prerequisites: repeat Node<each R>,
-                                                     make: @escaping @Sendable (repeat each R) -> A)
-    -> Node<A.Response> where A.State == State {
+    public mutating func run<each R, A: AsyncAction>(
+        after prerequisites: repeat Node<each R>,
+        make: @escaping @Sendable (repeat each R) -> A
+    )
+        -> Node<A.Response> where A.State == State
+    {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
-        return endNode(.async({ inputs, core in
-            AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core))
-        }, ActionType(A.self)))
+        return endNode(
+            .async(
+                { inputs, core in
+                    AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core))
+                }, ActionType(A.self)))
     }
 
     // MARK: Delays and joins
@@ -158,15 +167,17 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func join<R>(_ node: Node<R>, of run: GraphRun<State>) -> Node<R> {
         _ = beginNode()
-        return endNode(.join({ core in
-            guard run.core === core else { throw GraphError.joinedRunOfAnotherStore }
-            switch await run.outcome(of: node) {
-            case .succeeded(let value): return wrapResponse(value)
-            case .failed(let error): throw error
-            case .skipped: throw GraphError.joinedNodeDidNotSucceed(.skipped)
-            case .cancelled: throw GraphError.joinedNodeDidNotSucceed(.cancelled)
-            }
-        }, ActionType(R.self)))
+        return endNode(
+            .join(
+                { core in
+                    guard run.core === core else { throw GraphError.joinedRunOfAnotherStore }
+                    switch await run.outcome(of: node) {
+                    case .succeeded(let value): return wrapResponse(value)
+                    case .failed(let error): throw error
+                    case .skipped: throw GraphError.joinedNodeDidNotSucceed(.skipped)
+                    case .cancelled: throw GraphError.joinedNodeDidNotSucceed(.cancelled)
+                    }
+                }, ActionType(R.self)))
     }
 
     // MARK: Node settings
@@ -186,8 +197,10 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Sends a sync action built from the error when `node` fails (after its last attempt), so the app
     /// can show "could not load". It is applied like a sync node, before the run finishes; it is not
     /// sent when the node is skipped or cancelled, nor after the run is cancelled.
-    public mutating func setFallback<R, A: Action>(for node: Node<R>,
-                                                   _ make: @escaping @Sendable (any Error) -> A) {
+    public mutating func setFallback<R, A: Action>(
+        for node: Node<R>,
+        _ make: @escaping @Sendable (any Error) -> A
+    ) {
         updateSettings(of: node) { $0.fallback = { error in make(error) } }
     }
 
@@ -204,7 +217,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
 
     private mutating func addNode<R>(_ body: NodeBody, after prerequisites: [any GraphNode]) -> Node<R> {
         let index = storage.addNode(body, after: prerequisites)
-        return Node(graph: storage.lineageID, index: index)     // the lineage adding may have started
+        return Node(graph: storage.lineageID, index: index)  // the lineage adding may have started
     }
 
     private mutating func beginNode() -> Int {
@@ -269,4 +282,3 @@ public enum NodeKind: String, Sendable, Equatable {
     /// A wait on work already running (an ``ActionTask`` or another run's node).
     case join
 }
-

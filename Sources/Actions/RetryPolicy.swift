@@ -62,16 +62,20 @@ public struct RetryPolicy: Sendable {
     ///   - maxAttempts: attempts in all, the first included; values below 1 count as 1.
     ///   - backoff: the wait between attempts.
     ///   - shouldRetry: whether an error is worth another attempt; every error by default.
-    public init(maxAttempts: Int, backoff: Backoff = .none,
-                shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true }) {
+    public init(
+        maxAttempts: Int, backoff: Backoff = .none,
+        shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true }
+    ) {
         self.maxAttempts = Swift.max(1, maxAttempts)
         self.backoff = backoff
         self.shouldRetry = shouldRetry
     }
 
     /// Up to `retries` more attempts after the first (negative counts as 0).
-    public static func retry(_ retries: Int, backoff: Backoff = .none,
-                             when shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true }) -> RetryPolicy {
+    public static func retry(
+        _ retries: Int, backoff: Backoff = .none,
+        when shouldRetry: @escaping @Sendable (any Error) -> Bool = { _ in true }
+    ) -> RetryPolicy {
         let (attempts, overflow) = Swift.max(0, retries).addingReportingOverflow(1)
         return RetryPolicy(maxAttempts: overflow ? .max : attempts, backoff: backoff, shouldRetry: shouldRetry)
     }

@@ -25,8 +25,10 @@ public struct Reducer<State>: Sendable {
     let parts: [Reducer]?
 
     @inlinable
-    init(reduce: @escaping @Sendable (inout State, any Action) -> Void, handledType: ObjectIdentifier?,
-         parts: [Reducer]?) {
+    init(
+        reduce: @escaping @Sendable (inout State, any Action) -> Void, handledType: ObjectIdentifier?,
+        parts: [Reducer]?
+    ) {
         self.reduce = reduce
         self.handledType = handledType
         self.parts = parts
@@ -50,8 +52,10 @@ public struct Reducer<State>: Sendable {
     ///   - type: the action type to handle.
     ///   - reduce: applies one action of that type; it receives the action already cast.
     @inlinable
-    public static func on<A: Action>(_ type: A.Type,
-                                     _ reduce: @escaping @Sendable (inout State, A) -> Void) -> Reducer {
+    public static func on<A: Action>(
+        _ type: A.Type,
+        _ reduce: @escaping @Sendable (inout State, A) -> Void
+    ) -> Reducer {
         // A class `A` may be subclassed: only the full cast tells whether an action is one.
         if A.self is AnyObject.Type {
             return Reducer { state, action in
@@ -60,10 +64,11 @@ public struct Reducer<State>: Sendable {
         }
         // A struct or enum action of another type can never be an `A`, so comparing metatypes
         // answers a miss without the runtime's cast, which is far dearer when it fails.
-        return Reducer(reduce: { state, action in
-            guard let action = exactly(action, A.self) else { return }
-            reduce(&state, action)
-        }, handledType: ObjectIdentifier(A.self), parts: nil)
+        return Reducer(
+            reduce: { state, action in
+                guard let action = exactly(action, A.self) else { return }
+                reduce(&state, action)
+            }, handledType: ObjectIdentifier(A.self), parts: nil)
     }
 
     /// A reducer that applies `reducers` one after another, in the order given, to every action.
@@ -90,14 +95,16 @@ public struct Reducer<State>: Sendable {
         default:
             let parts = flat
             guard parts.contains(where: { $0.handledType != nil }) else {
-                return Reducer(reduce: { state, action in
-                    for reducer in parts { reducer.reduce(&state, action) }
-                }, handledType: nil, parts: parts)
+                return Reducer(
+                    reduce: { state, action in
+                        for reducer in parts { reducer.reduce(&state, action) }
+                    }, handledType: nil, parts: parts)
             }
             let table = ActionTypeTable(parts)
-            return Reducer(reduce: { state, action in
-                table.apply(&state, action)
-            }, handledType: nil, parts: parts)
+            return Reducer(
+                reduce: { state, action in
+                    table.apply(&state, action)
+                }, handledType: nil, parts: parts)
         }
     }
 
@@ -113,8 +120,10 @@ public struct Reducer<State>: Sendable {
     ///   - keyPath: where the child state lives; mutated in place, so no copy is made.
     ///   - child: the reducer for that part.
     @inlinable
-    public static func scope<Child>(_ keyPath: WritableKeyPath<State, Child> & Sendable,
-                                    _ child: Reducer<Child>) -> Reducer {
+    public static func scope<Child>(
+        _ keyPath: WritableKeyPath<State, Child> & Sendable,
+        _ child: Reducer<Child>
+    ) -> Reducer {
         Reducer { state, action in child.reduce(&state[keyPath: keyPath], action) }
     }
 
@@ -123,8 +132,10 @@ public struct Reducer<State>: Sendable {
     ///   - keyPath: where the optional child state lives.
     ///   - child: the reducer for the unwrapped part; not called while the part is `nil`.
     @inlinable
-    public static func scope<Child>(_ keyPath: WritableKeyPath<State, Child?> & Sendable,
-                                    _ child: Reducer<Child>) -> Reducer {
+    public static func scope<Child>(
+        _ keyPath: WritableKeyPath<State, Child?> & Sendable,
+        _ child: Reducer<Child>
+    ) -> Reducer {
         Reducer { state, action in
             guard state[keyPath: keyPath] != nil else { return }
             child.reduce(&state[keyPath: keyPath]!, action)

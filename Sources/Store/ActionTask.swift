@@ -82,30 +82,34 @@ extension StoreCore {
     func dispatchShared<A: AsyncAction>(_ action: A, key: SharedCallKey) -> ActionTask<A.Response>
     where A.State == State {
         var ticket: UInt64 = 0
-        guard let (call, isNew) = sharedCall(
-            for: key,
-            join: { (call: SharedCall<A.Response>) in
-                guard let joined = call.join() else { return false }
-                ticket = joined
-                return true
-            },
-            start: {
-                let call = SharedCall<A.Response>()
-                ticket = call.join()!
-                return call
-            })
+        guard
+            let (call, isNew) = sharedCall(
+                for: key,
+                join: { (call: SharedCall<A.Response>) in
+                    guard let joined = call.join() else { return false }
+                    ticket = joined
+                    return true
+                },
+                start: {
+                    let call = SharedCall<A.Response>()
+                    ticket = call.join()!
+                    return call
+                })
         else {
             return ActionTask(.failed(StoreError.storeReleased))
         }
         if isNew {
             let context = ActionContext(core: self)
-            call.attach(Task {
-                let result: Result<A.Response, any Error>
-                do { result = .success(try await self.perform(action, context: context)) } catch { result = .failure(error) }
-                // Leave the registry first, so a dispatch from here on starts a fresh call.
-                self.removeSharedCall(key, ifItIs: call)
-                call.finish(result)
-            })
+            call.attach(
+                Task {
+                    let result: Result<A.Response, any Error>
+                    do { result = .success(try await self.perform(action, context: context)) } catch {
+                        result = .failure(error)
+                    }
+                    // Leave the registry first, so a dispatch from here on starts a fresh call.
+                    self.removeSharedCall(key, ifItIs: call)
+                    call.finish(result)
+                })
         }
         return ActionTask(.shared(call, ticket: ticket))
     }

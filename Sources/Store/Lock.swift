@@ -1,18 +1,18 @@
 // The C library; this file needs POSIX threads (pthread_mutex), which Windows does not have.
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #elseif canImport(WASILibc)
-import WASILibc
+    import WASILibc
 #elseif os(Windows)
-#error("OresRedux: Lock needs POSIX threads (pthread_mutex); Windows is not supported yet")
+    #error("OresRedux: Lock needs POSIX threads (pthread_mutex); Windows is not supported yet")
 #else
-#error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc)")
+    #error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc)")
 #endif
 
 /// A pthread mutex owned by the object that stores it.

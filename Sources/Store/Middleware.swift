@@ -19,9 +19,14 @@ public struct Middleware<State: Sendable>: Sendable {
     /// Creates a middleware from its body.
     /// - Parameter body: called once per action that reaches this middleware; `next` must be called
     ///   before `body` returns if the action (or a replacement) should go on.
-    public init(_ body: @escaping @Sendable (_ action: any Action,
-                                             _ context: ActionContext<State>,
-                                             _ next: (any Action) -> Void) -> Void) {
+    public init(
+        _ body:
+            @escaping @Sendable (
+                _ action: any Action,
+                _ context: ActionContext<State>,
+                _ next: (any Action) -> Void
+            ) -> Void
+    ) {
         self.body = body
     }
 }

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Android)
-import Android
+    import Android
 #else
-#error("OresRedux needs POSIX threads (pthread thread-local keys) on this platform")
+    #error("OresRedux needs POSIX threads (pthread thread-local keys) on this platform")
 #endif
 
 /// Marks the code that must be pure while it runs on this thread: a reducer, and a graph node's

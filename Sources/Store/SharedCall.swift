@@ -45,7 +45,8 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     }
 
     func withdraw(_ ticket: UInt64) {
-        let (resumed, cancelTask) = lock.withLock { () -> ([CheckedContinuation<Response, any Error>], Task<Void, Never>?) in
+        let (resumed, cancelTask) = lock.withLock {
+            () -> ([CheckedContinuation<Response, any Error>], Task<Void, Never>?) in
             guard result == nil, activeTickets.remove(ticket) != nil else { return ([], nil) }
             var resumed: [CheckedContinuation<Response, any Error>] = []
             waiters.removeAll { waiter in

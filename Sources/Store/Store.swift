@@ -38,8 +38,10 @@ public final class Store<State: Sendable>: Sendable {
 
     /// Creates a store with options: the clock that paces graph timeouts, back-off and delays, and
     /// where diagnostics go.
-    public init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
-                options: StoreOptions) {
+    public init(
+        initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
+        options: StoreOptions
+    ) {
         core = StoreCore(initialState: initialState, reducer: reducer, middleware: middleware, options: options)
     }
 
@@ -120,8 +122,9 @@ public final class Store<State: Sendable>: Sendable {
     /// (`.bufferingNewest(1)` to render only the latest).
     public func states(bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy) -> AsyncStream<State> {
         let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
-        let subscription = core.subscribe(receive: { continuation.yield($0) },
-                                          onStoreClosed: { continuation.finish() })
+        let subscription = core.subscribe(
+            receive: { continuation.yield($0) },
+            onStoreClosed: { continuation.finish() })
         continuation.onTermination = { _ in subscription.cancel() }
         if core.isClosed { continuation.finish() }
         return stream

@@ -29,19 +29,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let stateLock = Lock(recursive: true)
     private let registryLock = Lock()
 
-    @usableFromInline @exclusivity(unchecked) var state: State                             // stateLock
-    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = [] // stateLock
-    @usableFromInline @exclusivity(unchecked) var isApplying = false                       // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork<State>>()        // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false              // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var state: State  // stateLock
+    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
+    @usableFromInline @exclusivity(unchecked) var isApplying = false  // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork<State>>()  // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false  // pipelineLock
 
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
 
-    private var closed = false                                           // registryLock
-    private var nextWorkID: UInt64 = 0                                   // registryLock
-    private var inFlight: [UInt64: @Sendable () -> Void] = [:]           // registryLock: cancels
+    private var closed = false  // registryLock
+    private var nextWorkID: UInt64 = 0  // registryLock
+    private var inFlight: [UInt64: @Sendable () -> Void] = [:]  // registryLock: cancels
     private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]  // registryLock
 
     init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>], options: StoreOptions) {
@@ -75,7 +75,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         pipelineLock.lock()
         if isClosedForDispatch {
             pipelineLock.unlock()
-            report(.dispatchAfterRelease, "\(type(of: action)) was dispatched after its store was released; it was dropped.")
+            report(
+                .dispatchAfterRelease,
+                "\(type(of: action)) was dispatched after its store was released; it was dropped.")
             return
         }
         if isApplying {
@@ -91,7 +93,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     @usableFromInline
     func reportImpureDispatch(_ action: any Action, from context: PureCall.Context) {
-        report(.dispatchFromReducer, """
+        report(
+            .dispatchFromReducer,
+            """
             \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
             make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
             async action instead.
@@ -146,8 +150,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
 
     @usableFromInline
-    func runMiddleware(from index: Int, _ action: any Action, context: ActionContext<State>,
-                               admit: (@Sendable () -> Bool)?) {
+    func runMiddleware(
+        from index: Int, _ action: any Action, context: ActionContext<State>,
+        admit: (@Sendable () -> Bool)?
+    ) {
         if index == middleware.count {
             commit(action, admit: admit)
             return
@@ -178,8 +184,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     // MARK: Subscribers
 
     @usableFromInline
-    func subscribe(receive: @escaping @Sendable (State) -> Void,
-                   onStoreClosed: (@Sendable () -> Void)? = nil) -> Subscription {
+    func subscribe(
+        receive: @escaping @Sendable (State) -> Void,
+        onStoreClosed: (@Sendable () -> Void)? = nil
+    ) -> Subscription {
         let box = SubscriberBox(receive: receive, onStoreClosed: onStoreClosed)
         let subscription = Subscription { [weak self, box] in
             self?.unsubscribe(box)
@@ -261,8 +269,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
 
     /// The call in flight for `key`, or `start()`'s new one registered under it.
-    func sharedCall<Call: CancellableWork>(for key: SharedCallKey, join: (Call) -> Bool,
-                                            start: () -> Call) -> (call: Call, isNew: Bool)? {
+    func sharedCall<Call: CancellableWork>(
+        for key: SharedCallKey, join: (Call) -> Bool,
+        start: () -> Call
+    ) -> (call: Call, isNew: Bool)? {
         registryLock.withLock {
             guard !closed else { return nil }
             if let existing = sharedCalls[key] as? Call, join(existing) {

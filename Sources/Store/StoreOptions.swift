@@ -15,8 +15,10 @@ public struct StoreOptions: Sendable {
     /// - Parameters:
     ///   - clock: paces timeouts, back-off and delays; `ContinuousClock()` by default.
     ///   - onDiagnostic: receives diagnostics; prints them to standard error by default.
-    public init(clock: any Clock<Duration> = ContinuousClock(),
-                onDiagnostic: @escaping @Sendable (StoreDiagnostic) -> Void = StoreDiagnostic.printToStandardError) {
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        onDiagnostic: @escaping @Sendable (StoreDiagnostic) -> Void = StoreDiagnostic.printToStandardError
+    ) {
         self.clock = clock
         self.onDiagnostic = onDiagnostic
     }
@@ -63,19 +65,19 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
 
 // The C library, on every platform Swift ships for.
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #elseif canImport(WASILibc)
-import WASILibc
+    import WASILibc
 #elseif canImport(ucrt)
-import ucrt
+    import ucrt
 #else
-#error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc, ucrt)")
+    #error("OresRedux: no C library module found (looked for Darwin, Glibc, Musl, Android, WASILibc, ucrt)")
 #endif
 
 /// Errors the store itself raises.

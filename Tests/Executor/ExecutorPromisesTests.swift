@@ -54,12 +54,14 @@ struct ExecutorPromisesTests {
 
     // MARK: Pure closures that dispatch
 
-    @Test("a make or fallback closure that dispatches: dropped and reported, the run and store go on",
-          arguments: [false, true])
+    @Test(
+        "a make or fallback closure that dispatches: dropped and reported, the run and store go on",
+        arguments: [false, true])
     func pureClosuresThatDispatch(withSubscriber: Bool) async throws {
         let diagnostics = Diagnostics()
-        let store = Store(initialState: [], reducer: Self.journal,
-                          options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+        let store = Store(
+            initialState: [], reducer: Self.journal,
+            options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
         let subscription = withSubscriber ? store.subscribe { _ in } : nil
         var graph = ActionGraph<[String]>()
         let answer = graph.run(Answer(value: 1))
@@ -94,17 +96,19 @@ struct ExecutorPromisesTests {
     @Test("a graph or async action dispatched from a reducer is not started, and reported")
     func reducerDispatchingWork() async throws {
         let diagnostics = Diagnostics()
-        final class Box: @unchecked Sendable { var store: Store<[String]>? }   // set once before use
+        final class Box: @unchecked Sendable { var store: Store<[String]>? }  // set once before use
         let box = Box()
-        let store = Store(initialState: [], reducer: Reducer<[String]> { journal, action in
-            guard let mark = action as? Mark else { return }
-            journal.append(mark.text)
-            if mark.text == "go" {
-                box.store?.dispatch(ActionGraph<[String]>())
-                let task = box.store?.dispatch(Answer(value: 1))
-                task?.cancel()
-            }
-        }, options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+        let store = Store(
+            initialState: [],
+            reducer: Reducer<[String]> { journal, action in
+                guard let mark = action as? Mark else { return }
+                journal.append(mark.text)
+                if mark.text == "go" {
+                    box.store?.dispatch(ActionGraph<[String]>())
+                    let task = box.store?.dispatch(Answer(value: 1))
+                    task?.cancel()
+                }
+            }, options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
         box.store = store
         store.dispatch(Mark("go"))
         #expect(diagnostics.all.map(\.kind) == [.dispatchFromReducer, .dispatchFromReducer])
@@ -117,10 +121,14 @@ struct ExecutorPromisesTests {
         let diagnostics = Diagnostics()
         let kept = LockedBox<ActionContext<[String]>?>(nil)
         do {
-            let store = Store(initialState: [], reducer: Self.journal, middleware: [Middleware { action, context, next in
-                kept.set(context)
-                next(action)
-            }], options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+            let store = Store(
+                initialState: [], reducer: Self.journal,
+                middleware: [
+                    Middleware { action, context, next in
+                        kept.set(context)
+                        next(action)
+                    }
+                ], options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
             store.dispatch(Mark("first"))
         }
         var graph = ActionGraph<[String]>()
@@ -138,12 +146,14 @@ struct ExecutorPromisesTests {
         for round in 0..<300 {
             let cancelReturned = LockedBox(false)
             let late = LockedBox(false)
-            let store = Store(initialState: [], reducer: Reducer<[String]> { journal, action in
-                if let mark = action as? Mark {
-                    if mark.text == "fallback", cancelReturned.get() { late.set(true) }
-                    journal.append(mark.text)
-                }
-            })
+            let store = Store(
+                initialState: [],
+                reducer: Reducer<[String]> { journal, action in
+                    if let mark = action as? Mark {
+                        if mark.text == "fallback", cancelReturned.get() { late.set(true) }
+                        journal.append(mark.text)
+                    }
+                })
             var graph = ActionGraph<[String]>()
             for _ in 0..<4 {
                 let broken = graph.run(Broken())
@@ -160,7 +170,7 @@ struct ExecutorPromisesTests {
 
     @Test("after cancel() returns, no attempt with a timeout calls run")
     func noAttemptAfterCancel() async throws {
-        final class Counter: @unchecked Sendable {   // every access under `lock`
+        final class Counter: @unchecked Sendable {  // every access under `lock`
             let lock = NSLock()
             var cancelReturned = false
             var lateCalls = 0
@@ -219,13 +229,16 @@ struct ExecutorPromisesTests {
     @Test("report times: no node starts before its last prerequisite ended, in random graphs", arguments: 0..<4)
     func reportTimesFollowPrerequisites(seed: Int) async throws {
         var random = SystemRandomNumberGenerator()
-        let store = Store(initialState: [], reducer: Self.journal, middleware: [Middleware { action, _, next in next(action) }])
+        let store = Store(
+            initialState: [], reducer: Self.journal, middleware: [Middleware { action, _, next in next(action) }])
         let subscription = store.subscribe { _ in }
         for _ in 0..<25 {
             var graph = ActionGraph<[String]>()
             var nodes: [any GraphNode] = []
             for index in 0..<40 {
-                let prerequisites = nodes.isEmpty ? [] : (0..<Int.random(in: 0...2, using: &random)).map { _ in nodes.randomElement(using: &random)! }
+                let prerequisites =
+                    nodes.isEmpty
+                    ? [] : (0..<Int.random(in: 0...2, using: &random)).map { _ in nodes.randomElement(using: &random)! }
                 if Bool.random(using: &random) {
                     nodes.append(graph.send(Mark("\(seed).\(index)"), after: prerequisites))
                 } else {
@@ -239,8 +252,9 @@ struct ExecutorPromisesTests {
                 let end = try #require(entry.end)
                 #expect(start <= end)
                 for prerequisite in entry.prerequisites {
-                    #expect(try #require(report[prerequisite].end) <= start,
-                            "node \(entry.index) started before node \(prerequisite) ended")
+                    #expect(
+                        try #require(report[prerequisite].end) <= start,
+                        "node \(entry.index) started before node \(prerequisite) ended")
                 }
             }
         }

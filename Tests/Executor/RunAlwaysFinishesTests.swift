@@ -49,10 +49,11 @@ struct RunAlwaysFinishesTests {
         let echo = "echo of \(trigger)"
         var middleware: [Middleware<[String]>] = []
         if observer == .middleware || observer == .both {
-            middleware.append(Middleware { action, context, next in
-                next(action)
-                if (action as? Mark)?.text == trigger { context.dispatch(Mark(echo)) }
-            })
+            middleware.append(
+                Middleware { action, context, next in
+                    next(action)
+                    if (action as? Mark)?.text == trigger { context.dispatch(Mark(echo)) }
+                })
         }
         let store = Store(initialState: [], reducer: journal, middleware: middleware)
         var subscription: Subscription?
@@ -83,8 +84,9 @@ struct RunAlwaysFinishesTests {
         withExtendedLifetime(subscription) {}
     }
 
-    @Test("an observer that dispatches at any position of a run: the echo comes right after its trigger",
-          arguments: Observer.allCases, 0..<6)
+    @Test(
+        "an observer that dispatches at any position of a run: the echo comes right after its trigger",
+        arguments: Observer.allCases, 0..<6)
     func observerDispatchesAtEveryPosition(_ observer: Observer, position: Int) async throws {
         // Three roots, an async node, then three sync nodes after it: six marks, echo after mark #position.
         let names = ["r0", "r1", "r2", "a0", "a1", "a2"]
@@ -111,8 +113,9 @@ struct RunAlwaysFinishesTests {
 
     // MARK: Many sync nodes ready at once
 
-    @Test("any number of ready sync roots, then an async node, then a sync node after it",
-          arguments: [1, 127, 128, 129, 255, 256, 257, 300], Observer.allCases)
+    @Test(
+        "any number of ready sync roots, then an async node, then a sync node after it",
+        arguments: [1, 127, 128, 129, 255, 256, 257, 300], Observer.allCases)
     func manyReadyRootsThenAsyncTail(_ roots: Int, _ observer: Observer) async throws {
         let (store, subscription) = Self.store(observer, echoing: "root \(roots / 2)")
         var graph = ActionGraph<[String]>()
@@ -129,8 +132,9 @@ struct RunAlwaysFinishesTests {
         withExtendedLifetime(subscription) {}
     }
 
-    @Test("a failed node's fallback after a batch of ready roots is applied and the run ends",
-          arguments: [1, 127, 128, 129, 256], Observer.allCases)
+    @Test(
+        "a failed node's fallback after a batch of ready roots is applied and the run ends",
+        arguments: [1, 127, 128, 129, 256], Observer.allCases)
     func fallbackAfterManyRoots(_ roots: Int, _ observer: Observer) async throws {
         let (store, subscription) = Self.store(observer, echoing: "could not load")
         var graph = ActionGraph<[String]>()
@@ -152,8 +156,9 @@ struct RunAlwaysFinishesTests {
 
     // MARK: Other threads meanwhile
 
-    @Test("runs and plain dispatches from other threads meanwhile: every run finishes, nothing is lost",
-          arguments: Observer.allCases)
+    @Test(
+        "runs and plain dispatches from other threads meanwhile: every run finishes, nothing is lost",
+        arguments: Observer.allCases)
     func otherThreadsMeanwhile(_ observer: Observer) async throws {
         let (store, subscription) = Self.store(observer, echoing: "plain 3")
         let reports = try await withDeadline(60, "40 concurrent runs") {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OresRedux
 
 /// The run's state machine against a model, over thousands of random graphs and random event
@@ -31,8 +32,9 @@ struct RunStateMachineModelTests {
         var holdsToken: Bool { tokenQueued || inHand != nil }
     }
 
-    @Test("5,000 random graphs and event orders: ready work is always scheduled, every run finishes",
-          arguments: 0..<5)
+    @Test(
+        "5,000 random graphs and event orders: ready work is always scheduled, every run finishes",
+        arguments: 0..<5)
     func randomRuns(batch: Int) throws {
         for seed in (batch * 1000)..<((batch + 1) * 1000) {
             try runOnce(seed: UInt64(seed))
@@ -59,12 +61,13 @@ struct RunStateMachineModelTests {
             flat += list
             ends.append(flat.count)
         }
-        var machine = RunStateMachine(isSync: isSync, prerequisites: flat, prerequisiteEnds: ends,
-                                      nodesWithFallback: fallbacks)
+        var machine = RunStateMachine(
+            isSync: isSync, prerequisites: flat, prerequisiteEnds: ends,
+            nodesWithFallback: fallbacks)
         var pipeline = Pipeline()
-        var running: Set<Int> = []          // async nodes whose task is in flight
-        var applied: [Int: Int] = [:]       // sync node -> times applied
-        var waiting: Set<Int> = []          // waiter ids not resumed yet
+        var running: Set<Int> = []  // async nodes whose task is in flight
+        var applied: [Int: Int] = [:]  // sync node -> times applied
+        var waiting: Set<Int> = []  // waiter ids not resumed yet
         var nextWaiter = 0
         var cancelled = false
         var time = 0
@@ -76,8 +79,9 @@ struct RunStateMachineModelTests {
             }
             for node in effects.startAsync {
                 #expect(!isSync[node])
-                #expect(lists[node].allSatisfy { machine.status(of: $0) == .succeeded },
-                        "seed \(seed): node \(node) started before its prerequisites succeeded")
+                #expect(
+                    lists[node].allSatisfy { machine.status(of: $0) == .succeeded },
+                    "seed \(seed): node \(node) started before its prerequisites succeeded")
                 #expect(running.insert(node).inserted, "seed \(seed): node \(node) started twice")
             }
             for node in effects.cancelWorkers { running.remove(node) }
@@ -110,8 +114,9 @@ struct RunStateMachineModelTests {
             case 3...5 where pipeline.inHand != nil:
                 let item = pipeline.inHand!
                 if case .node(let node) = item {
-                    #expect(lists[node].allSatisfy { machine.status(of: $0) == .succeeded },
-                            "seed \(seed): sync node \(node) applied before its prerequisites succeeded")
+                    #expect(
+                        lists[node].allSatisfy { machine.status(of: $0) == .succeeded },
+                        "seed \(seed): sync node \(node) applied before its prerequisites succeeded")
                     applied[node, default: 0] += 1
                 } else if case .fallback = item, !machine.mayApplyFallback {
                     #expect(cancelled)
@@ -127,7 +132,8 @@ struct RunStateMachineModelTests {
             case 6...7 where !running.isEmpty:
                 let node = running.randomElement(using: &random)!
                 running.remove(node)
-                let result: Result<(any Sendable)?, any Error> = random.chance(25) ? .failure(Offline()) : .success(node)
+                let result: Result<(any Sendable)?, any Error> =
+                    random.chance(25) ? .failure(Offline()) : .success(node)
                 try handle(machine.asyncFinished(node, result, attempts: 1 + random.below(2), now: now))
             case 8:
                 nextWaiter += 1
@@ -155,8 +161,9 @@ struct RunStateMachineModelTests {
             let entry = machine.nodes[node]
             guard let start = entry.start else { continue }
             for prerequisite in lists[node] {
-                #expect(machine.nodes[prerequisite].end.map { $0 <= start } ?? false,
-                        "seed \(seed): node \(node) started before prerequisite \(prerequisite) ended")
+                #expect(
+                    machine.nodes[prerequisite].end.map { $0 <= start } ?? false,
+                    "seed \(seed): node \(node) started before prerequisite \(prerequisite) ended")
             }
         }
         if !cancelled {

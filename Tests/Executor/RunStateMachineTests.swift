@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OresRedux
 
 /// The run's state machine, event by event, with no task, lock or store: each test feeds events
@@ -10,16 +11,19 @@ struct RunStateMachineTests {
     struct Offline: Error {}
 
     /// A machine for nodes given as (isSync, prerequisites).
-    static func machine(_ nodes: [(sync: Bool, after: [Int])], fallbacks: Set<Int> = [],
-                        problems: [Int: any Error] = [:]) -> Machine {
+    static func machine(
+        _ nodes: [(sync: Bool, after: [Int])], fallbacks: Set<Int> = [],
+        problems: [Int: any Error] = [:]
+    ) -> Machine {
         var prerequisites: [Int] = []
         var ends: [Int] = []
         for node in nodes {
             prerequisites += node.after
             ends.append(prerequisites.count)
         }
-        return Machine(isSync: nodes.map(\.sync), prerequisites: prerequisites, prerequisiteEnds: ends,
-                       nodesWithFallback: fallbacks, problems: problems)
+        return Machine(
+            isSync: nodes.map(\.sync), prerequisites: prerequisites, prerequisiteEnds: ends,
+            nodesWithFallback: fallbacks, problems: problems)
     }
 
     static func at(_ milliseconds: Int) -> Duration { .milliseconds(milliseconds) }
@@ -154,8 +158,9 @@ struct RunStateMachineTests {
 
     @Test("a node built with bad input fails at start with its own error; its dependents are skipped")
     func problemsFailAtStart() {
-        var machine = Self.machine([(true, []), (true, [0]), (true, [1]), (true, [])],
-                                   problems: [1: GraphError.foreignNode(index: 7)])
+        var machine = Self.machine(
+            [(true, []), (true, [0]), (true, [1]), (true, [])],
+            problems: [1: GraphError.foreignNode(index: 7)])
         _ = machine.start(now: .zero)
         #expect(machine.status(of: 1) == .failed)
         #expect(machine.errors[1] as? GraphError == .foreignNode(index: 7))
@@ -166,8 +171,9 @@ struct RunStateMachineTests {
     @Test("a million-node chain starts, runs and cancels without deep recursion")
     func millionNodeChain() {
         let count = 1_000_000
-        var machine = Machine(isSync: Array(repeating: true, count: count),
-                              prerequisites: Array(0..<(count - 1)), prerequisiteEnds: Array(0..<count))
+        var machine = Machine(
+            isSync: Array(repeating: true, count: count),
+            prerequisites: Array(0..<(count - 1)), prerequisiteEnds: Array(0..<count))
         _ = machine.start(now: .zero)
         var step = machine.takeSyncItem(now: .zero).map { Machine.SyncStep.apply($0) } ?? .idle
         var applied = 0

@@ -1,11 +1,13 @@
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 8: bad input gets a clear error, never a hang or a crash.
     @Suite("Bad input")
     struct BadInput {
-        @Test("a node of another graph as a prerequisite: recorded as a problem, fails at run, skips its dependents, the rest runs")
+        @Test(
+            "a node of another graph as a prerequisite: recorded as a problem, fails at run, skips its dependents, the rest runs"
+        )
         func foreignPrerequisite() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
@@ -96,8 +98,8 @@ extension GraphStories {
             let shared = original.send(Note("shared"))
             var copy = original
 
-            let copyOnly = copy.send(Note("copy only"), after: shared)       // index 1 in the copy
-            let originalOnly = original.send(Note("original only"), after: shared) // index 1 in the original
+            let copyOnly = copy.send(Note("copy only"), after: shared)  // index 1 in the copy
+            let originalOnly = original.send(Note("original only"), after: shared)  // index 1 in the original
             #expect(copy.owns(shared) && original.owns(shared))
             #expect(!original.owns(copyOnly))
             #expect(!copy.owns(originalOnly))
@@ -115,7 +117,9 @@ extension GraphStories {
             #expect(store.state.applied == ["shared", "original only", "shared", "copy only"])
         }
 
-        @Test("a prerequisite list may mix nodes from before and after a copy; a foreign node anywhere in a list is caught")
+        @Test(
+            "a prerequisite list may mix nodes from before and after a copy; a foreign node anywhere in a list is caught"
+        )
         func prerequisiteListsAcrossACopy() async {
             // Lists of nodes of this graph take a faster path than lists with anything else in them;
             // both must give the same graph.
@@ -177,7 +181,7 @@ extension GraphStories {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var other = Graph()
-            let stranger = other.run(call("Stranger", probe, answering: 1))   // index 0, like `own`
+            let stranger = other.run(call("Stranger", probe, answering: 1))  // index 0, like `own`
             var graph = Graph()
             let own = graph.run(failing("Own", probe))
 
@@ -227,7 +231,8 @@ extension GraphStories {
             #expect(report[loop].outcome == .failed)
             #expect(report[pretend].outcome == .failed)
             for entry in report {
-                #expect(entry.prerequisites.allSatisfy { $0 < entry.index }, "node #\(entry.index) waits on a later node")
+                #expect(
+                    entry.prerequisites.allSatisfy { $0 < entry.index }, "node #\(entry.index) waits on a later node")
             }
             #expect(store.state.applied == ["a"])
         }
@@ -243,10 +248,11 @@ extension GraphStories {
             var graph = Graph()
             let token = graph.run(call("LogIn", probe, answering: "t"))
             graph.setLabel("log in", for: token)
-            let flaky = graph.run(Call<Int>(name: "Flaky", probe: probe) { attempt in
-                if attempt == 1 { throw Failure("once") }
-                return attempt
-            })
+            let flaky = graph.run(
+                Call<Int>(name: "Flaky", probe: probe) { attempt in
+                    if attempt == 1 { throw Failure("once") }
+                    return attempt
+                })
             graph.setRetry(.retry(1), for: flaky)
             let broken = graph.run(failing("Broken", probe), after: token)
             let show = graph.send(Note("show"), after: token, flaky)
@@ -301,7 +307,9 @@ extension GraphStories {
             #expect(lines[0].hasPrefix("#"))
             #expect(lines[0].contains("outcome"))
             #expect(lines[1].contains("LogIn") && lines[1].contains("succeeded"))
-            #expect(lines[2].contains("FetchFeed") && lines[2].contains("failed") && lines[2].contains("Failure(FetchFeed)"))
+            #expect(
+                lines[2].contains("FetchFeed") && lines[2].contains("failed") && lines[2].contains("Failure(FetchFeed)")
+            )
             #expect(lines[3].contains("Note") && lines[3].contains("skipped"))
             #expect(lines[4].contains("Pause") && lines[4].contains("delay"))
             #expect(lines[5] == report.summary)

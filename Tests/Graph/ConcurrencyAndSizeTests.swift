@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 9: graphs may be dispatched from any thread or task at once.
@@ -122,7 +122,9 @@ extension GraphStories {
             #expect(store.state.total == 0)
         }
 
-        @Test("a graph built after reserveCapacity is the same graph, whenever the room is reserved and whatever the mix of nodes")
+        @Test(
+            "a graph built after reserveCapacity is the same graph, whenever the room is reserved and whatever the mix of nodes"
+        )
         func reservingRoomChangesNothingButAllocation() async {
             func build(reserving: (nodes: Int, prerequisites: Int)?, reserveAfter: Int) -> Graph {
                 var graph = Graph()
@@ -144,11 +146,11 @@ extension GraphStories {
             }
             let plain = build(reserving: nil, reserveAfter: 0)
             let variants = [
-                build(reserving: (60, 60), reserveAfter: 0),      // before anything
-                build(reserving: (60, 60), reserveAfter: 7),      // once both kinds exist
-                build(reserving: (10, 0), reserveAfter: 0),       // too little: grows as usual
+                build(reserving: (60, 60), reserveAfter: 0),  // before anything
+                build(reserving: (60, 60), reserveAfter: 7),  // once both kinds exist
+                build(reserving: (10, 0), reserveAfter: 0),  // too little: grows as usual
                 build(reserving: (10_000, 10_000), reserveAfter: 3),  // far too much
-                build(reserving: (-5, -1), reserveAfter: 2),      // nothing: not an error
+                build(reserving: (-5, -1), reserveAfter: 2),  // nothing: not an error
             ]
             let store = Store(initialState: AppState(), reducer: reducer)
             let expected = await store.dispatch(plain).wait()
@@ -169,8 +171,9 @@ extension GraphStories {
             #expect(original.count == 60 && copy.count == 61)
         }
 
-        @Test("a 1,000,000-node sync chain is built, run and released (ORESREDUX_LARGE=1)",
-              .enabled(if: Size.largeEnabled, "set ORESREDUX_LARGE=1 to run"))
+        @Test(
+            "a 1,000,000-node sync chain is built, run and released (ORESREDUX_LARGE=1)",
+            .enabled(if: Size.largeEnabled, "set ORESREDUX_LARGE=1 to run"))
         func millionNodeChain() async {
             let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
             var graph: Graph? = Self.chain(1_000_000)

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// How the executor gets its speed, checked for the semantics it must keep: sync nodes go to the
@@ -40,7 +40,8 @@ extension GraphStories {
             subscription.cancel()
         }
 
-        @Test("sync actions known at build time and sync actions built from responses keep insertion order in one batch")
+        @Test(
+            "sync actions known at build time and sync actions built from responses keep insertion order in one batch")
         func builtAndKnownActionsShareTheBatchInOrder() async {
             // The store keeps the two kinds of sync node in different places; the order they reach
             // the reducer in must not show it.
@@ -153,8 +154,9 @@ extension GraphStories {
             #expect(probe.count("start Second") == 0)
         }
 
-        @Test("200 async nodes released together all run at once: none waits for another's task",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "200 async nodes released together all run at once: none waits for another's task",
+            .timeLimit(.minutes(1)))
         func releasedAsyncNodesRunConcurrently() async {
             let width = 200
             let probe = Probe()

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 4: a failed node skips exactly what depends on it; everything else goes on.
@@ -11,7 +11,9 @@ extension GraphStories {
             let store = makeStore(probe: probe)
             var graph = Graph()
             let token = graph.run(failing("LogIn", probe, as: String.self))
-            let profile = graph.run(after: token) { token in call("FetchProfile", probe, answering: Profile(name: token)) }
+            let profile = graph.run(after: token) { token in
+                call("FetchProfile", probe, answering: Profile(name: token))
+            }
             let feed = graph.run(after: token) { _ in call("FetchFeed", probe, answering: [Post]()) }
             let home = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
             let afterHome = graph.send(Note("track home shown"), after: home)
@@ -112,9 +114,10 @@ extension GraphStories {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
-            let feed = graph.run(Call<Int>(name: "FetchFeed", probe: probe) { attempt in
-                throw Failure("attempt \(attempt)")
-            })
+            let feed = graph.run(
+                Call<Int>(name: "FetchFeed", probe: probe) { attempt in
+                    throw Failure("attempt \(attempt)")
+                })
             graph.setRetry(.retry(2), for: feed)
             graph.setFallback(for: feed) { error in ShowBanner(text: "\(error)") }
             let report = await store.dispatch(graph).wait()
@@ -155,7 +158,7 @@ extension GraphStories {
             run.cancel()
             let report = await run.wait()
             await probe.waitFor("cancelled FetchFeed")
-            for _ in 0..<100 { await Task.yield() }   // let the CancellationError travel back
+            for _ in 0..<100 { await Task.yield() }  // let the CancellationError travel back
 
             #expect(report[feed].outcome == .cancelled)
             #expect(store.state.applied.isEmpty)
@@ -208,13 +211,14 @@ extension GraphStories {
             let store = makeStore(probe: probe)
             let gate = Latch()
             var graph = Graph()
-            let stubborn = graph.run(Call(name: "Stubborn", probe: probe, gate: gate, ignoresCancellation: true) { _ in 7 })
+            let stubborn = graph.run(
+                Call(name: "Stubborn", probe: probe, gate: gate, ignoresCancellation: true) { _ in 7 })
             let dependent = graph.send(after: stubborn) { value in Add(value) }
             let run = store.dispatch(graph)
             await probe.waitFor("start Stubborn")
 
             run.cancel()
-            let report = await run.wait()           // returns although Stubborn still waits for its gate
+            let report = await run.wait()  // returns although Stubborn still waits for its gate
 
             #expect(probe.count("cancelled Stubborn") == 1)
             #expect(probe.count("end Stubborn") == 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OresRedux
+import Testing
 
 /// The small app the graph tests tell their stories with: a user logs in, the app fetches a profile
 /// and a feed, and the home screen is shown; plus a probe that records what ran, in order, and gates
@@ -80,8 +80,9 @@ enum GraphStories {
             next(action)
         }
         if let clock {
-            return Store(initialState: AppState(), reducer: reducer, middleware: [seen],
-                         options: StoreOptions(clock: clock))
+            return Store(
+                initialState: AppState(), reducer: reducer, middleware: [seen],
+                options: StoreOptions(clock: clock))
         }
         return Store(initialState: AppState(), reducer: reducer, middleware: [seen])
     }
@@ -131,14 +132,18 @@ enum GraphStories {
     }
 
     /// An async action that answers `value` (after `gate`, if given).
-    static func call<R: Sendable>(_ name: String, _ probe: Probe, answering value: R,
-                                  gate: Latch? = nil) -> Call<R> {
+    static func call<R: Sendable>(
+        _ name: String, _ probe: Probe, answering value: R,
+        gate: Latch? = nil
+    ) -> Call<R> {
         Call(name: name, probe: probe, gate: gate) { _ in value }
     }
 
     /// An async action that throws `Failure(name)` (after `gate`, if given).
-    static func failing<R: Sendable>(_ name: String, _ probe: Probe, as type: R.Type = Int.self,
-                                     gate: Latch? = nil) -> Call<R> {
+    static func failing<R: Sendable>(
+        _ name: String, _ probe: Probe, as type: R.Type = Int.self,
+        gate: Latch? = nil
+    ) -> Call<R> {
         Call(name: name, probe: probe, gate: gate) { _ in throw Failure(name) }
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 7: a graph can wait on work the store is already running, without starting it again.

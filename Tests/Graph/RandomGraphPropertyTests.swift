@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 1-6 at once, on many random graphs checked against a small reference model.
@@ -79,16 +79,19 @@ extension GraphStories {
                 let count = rng.int(in: 5...60)
                 for node in 0..<count {
                     let roll = rng.int(in: 0...99)
-                    let kind: Kind = switch roll {
-                    case ..<35: .sync
-                    case ..<75: .answers
-                    case ..<87: .throwsError
-                    case ..<96: .timesOut
-                    default: .foreign
-                    }
+                    let kind: Kind =
+                        switch roll {
+                        case ..<35: .sync
+                        case ..<75: .answers
+                        case ..<87: .throwsError
+                        case ..<96: .timesOut
+                        default: .foreign
+                        }
                     var prerequisites: Set<Int> = []
                     if node > 0 {
-                        for _ in 0..<rng.int(in: 0...3) { prerequisites.insert(rng.int(in: max(0, node - 12)...(node - 1))) }
+                        for _ in 0..<rng.int(in: 0...3) {
+                            prerequisites.insert(rng.int(in: max(0, node - 12)...(node - 1)))
+                        }
                     }
                     plan.kinds.append(kind)
                     plan.prerequisites.append(prerequisites.sorted())
@@ -233,9 +236,10 @@ extension GraphStories {
                 }
                 if watchesFromMiddleware { apply() } else { watch(action, apply) }
             }
-            let store = Store(initialState: PropState(), reducer: reducer,
-                              middleware: watchesFromMiddleware ? [recorder] : [],
-                              options: StoreOptions(clock: clock))
+            let store = Store(
+                initialState: PropState(), reducer: reducer,
+                middleware: watchesFromMiddleware ? [recorder] : [],
+                options: StoreOptions(clock: clock))
 
             // Build.
             var foreignGraph = PropGraph()
@@ -247,8 +251,9 @@ extension GraphStories {
                 let prerequisites = plan.prerequisites[node].map { built[$0] }
                 let answer = plan.response(of: node)
                 let work: @Sendable ([Int]?) -> Work = { inputs in
-                    Work(node: node, kind: kind, inputs: inputs, answer: answer, probe: probe,
-                         runBox: runBox, runReady: runReady, cancelled: cancelFlag)
+                    Work(
+                        node: node, kind: kind, inputs: inputs, answer: answer, probe: probe,
+                        runBox: runBox, runReady: runReady, cancelled: cancelFlag)
                 }
                 let made: Built
                 switch (kind.isAsync, plan.typed[node]) {
@@ -280,7 +285,7 @@ extension GraphStories {
             let done = Box<Bool>(false)
             let driver = Task {
                 while true {
-                    do { try await clock.waitForSleepers(1) } catch { continue }   // none yet: wait again
+                    do { try await clock.waitForSleepers(1) } catch { continue }  // none yet: wait again
                     if done.value == true { return }
                     await clock.advance(by: timeout)
                 }
@@ -345,8 +350,10 @@ extension GraphStories {
                 if starts > 0 {
                     // Never before every prerequisite succeeded.
                     for prerequisite in plan.prerequisites[node] {
-                        #expect(report[prerequisite].outcome == .succeeded,
-                                "started though #\(prerequisite) \(String(describing: report[prerequisite].outcome)): \(here)")
+                        #expect(
+                            report[prerequisite].outcome == .succeeded,
+                            "started though #\(prerequisite) \(String(describing: report[prerequisite].outcome)): \(here)"
+                        )
                         if let end = firstPosition["end \(prerequisite)"], let start = firstPosition["start \(node)"] {
                             #expect(end < start, "started before #\(prerequisite) ended: \(here)")
                         } else {
@@ -371,9 +378,13 @@ extension GraphStories {
                     let error = entry.error
                     switch kind {
                     case .throwsError:
-                        #expect(error as? NodeFailure == NodeFailure(node: node), "error \(String(describing: error)): \(here)")
+                        #expect(
+                            error as? NodeFailure == NodeFailure(node: node),
+                            "error \(String(describing: error)): \(here)")
                     case .timesOut:
-                        #expect(error as? GraphError == .timedOut(after: timeout), "error \(String(describing: error)): \(here)")
+                        #expect(
+                            error as? GraphError == .timedOut(after: timeout),
+                            "error \(String(describing: error)): \(here)")
                     case .foreign:
                         #expect(error as? GraphError == .foreignNode(index: stranger.index), "error: \(here)")
                         #expect(starts == 0, "a foreign node ran: \(here)")
@@ -388,8 +399,9 @@ extension GraphStories {
                 // Skipped exactly when a prerequisite failed or was skipped.
                 let blocked = prerequisiteOutcomes.contains { $0 == .failed || $0 == .skipped }
                 if kind != .foreign {
-                    #expect((outcome == .skipped) == blocked,
-                            "outcome \(outcome), prerequisites \(prerequisiteOutcomes): \(here)")
+                    #expect(
+                        (outcome == .skipped) == blocked,
+                        "outcome \(outcome), prerequisites \(prerequisiteOutcomes): \(here)")
                 }
                 if starts == 0 {
                     #expect(outcome != .succeeded, "succeeded without starting: \(here)")
@@ -403,9 +415,11 @@ extension GraphStories {
                 if !wasCancelled {
                     // The whole run must match the model.
                     #expect(outcome == model[node], "model says \(model[node]): \(here)\n\(plan)")
-                    let hasFallback = plan.fallback[node] && (kind == .throwsError || kind == .timesOut || kind == .foreign)
-                    #expect(counts["fallback \(node)", default: 0] == (outcome == .failed && hasFallback ? 1 : 0),
-                            "fallback count: \(here)")
+                    let hasFallback =
+                        plan.fallback[node] && (kind == .throwsError || kind == .timesOut || kind == .foreign)
+                    #expect(
+                        counts["fallback \(node)", default: 0] == (outcome == .failed && hasFallback ? 1 : 0),
+                        "fallback count: \(here)")
                     if kind == .sync && outcome == .succeeded {
                         #expect(store.state.visits.filter { $0 == node }.count == 1, "applied more than once: \(here)")
                     }
@@ -433,7 +447,7 @@ extension GraphStories {
                     switch plan.kinds[node] {
                     case .sync, .answers: outcomes.append(.succeeded)
                     case .throwsError, .timesOut, .foreign: outcomes.append(.failed)
-                    case .cancelsRun: outcomes.append(.cancelled)   // it runs, so the run is cancelled
+                    case .cancelsRun: outcomes.append(.cancelled)  // it runs, so the run is cancelled
                     }
                 }
             }
@@ -442,8 +456,10 @@ extension GraphStories {
 
         // MARK: The typed pack forms, for zero to two prerequisites of either response type
 
-        static func sendTyped(_ graph: inout PropGraph, _ prerequisites: [Built],
-                              _ make: @escaping @Sendable ([Int]) -> Visit) -> Node<Void> {
+        static func sendTyped(
+            _ graph: inout PropGraph, _ prerequisites: [Built],
+            _ make: @escaping @Sendable ([Int]) -> Visit
+        ) -> Node<Void> {
             switch prerequisites.count {
             case 0:
                 return graph.send { make([]) }
@@ -454,7 +470,8 @@ extension GraphStories {
                 }
             default:
                 switch (prerequisites[0], prerequisites[1]) {
-                case (.void(let a), .void(let b)): return graph.send(after: a, b) { (_: Void, _: Void) in make([-1, -1]) }
+                case (.void(let a), .void(let b)):
+                    return graph.send(after: a, b) { (_: Void, _: Void) in make([-1, -1]) }
                 case (.void(let a), .int(let b)): return graph.send(after: a, b) { (_: Void, b: Int) in make([-1, b]) }
                 case (.int(let a), .void(let b)): return graph.send(after: a, b) { (a: Int, _: Void) in make([a, -1]) }
                 case (.int(let a), .int(let b)): return graph.send(after: a, b) { a, b in make([a, b]) }
@@ -462,8 +479,10 @@ extension GraphStories {
             }
         }
 
-        static func runTyped(_ graph: inout PropGraph, _ prerequisites: [Built],
-                             _ make: @escaping @Sendable ([Int]) -> Work) -> Node<Int> {
+        static func runTyped(
+            _ graph: inout PropGraph, _ prerequisites: [Built],
+            _ make: @escaping @Sendable ([Int]) -> Work
+        ) -> Node<Int> {
             switch prerequisites.count {
             case 0:
                 return graph.run { make([]) }
@@ -474,7 +493,8 @@ extension GraphStories {
                 }
             default:
                 switch (prerequisites[0], prerequisites[1]) {
-                case (.void(let a), .void(let b)): return graph.run(after: a, b) { (_: Void, _: Void) in make([-1, -1]) }
+                case (.void(let a), .void(let b)):
+                    return graph.run(after: a, b) { (_: Void, _: Void) in make([-1, -1]) }
                 case (.void(let a), .int(let b)): return graph.run(after: a, b) { (_: Void, b: Int) in make([-1, b]) }
                 case (.int(let a), .void(let b)): return graph.run(after: a, b) { (a: Int, _: Void) in make([a, -1]) }
                 case (.int(let a), .int(let b)): return graph.run(after: a, b) { a, b in make([a, b]) }

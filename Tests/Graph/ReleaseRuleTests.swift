@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 1: a node starts when all its prerequisites succeeded; each sync node is applied
@@ -194,7 +194,7 @@ extension GraphStories {
             let run = store.dispatch(graph)
             _ = await run.wait()
 
-            try await run.value(of: saved)            // Void: returns, no value to read
+            try await run.value(of: saved)  // Void: returns, no value to read
             #expect(await run.outcome(of: saved).kind == .succeeded)
             #expect(try await run.value(of: reread))
             #expect(store.state.applied == ["save draft", "3 drafts saved"])

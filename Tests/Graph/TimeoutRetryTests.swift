@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 extension GraphStories {
     /// Semantics 6: timeouts and retries, paced by a `VirtualClock` so that no test waits for real time.
@@ -24,7 +24,7 @@ extension GraphStories {
             await clock.advance(by: .seconds(1))
             let outcome = await run.outcome(of: feed)
             #expect(outcome.error as? GraphError == .timedOut(after: .seconds(30)))
-            await probe.waitFor("cancelled FetchFeed")    // the attempt itself was cancelled
+            await probe.waitFor("cancelled FetchFeed")  // the attempt itself was cancelled
             let report = await run.wait()
             #expect(report[show].outcome == .skipped)
             #expect(report[feed].attempts == 1)
@@ -48,7 +48,7 @@ extension GraphStories {
 
             #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(30)))
             #expect(probe.count("end Stubborn") == 0)
-            gate.open()    // let the stubborn task end
+            gate.open()  // let the stubborn task end
         }
 
         @Test("offline once, then online: a retry with a 1 s back-off succeeds on the second attempt")
@@ -57,10 +57,11 @@ extension GraphStories {
             let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
-            let feed = graph.run(Call<[Post]>(name: "FetchFeed", probe: probe) { attempt in
-                if attempt == 1 { throw Failure("offline") }
-                return [Post(title: "fresh")]
-            })
+            let feed = graph.run(
+                Call<[Post]>(name: "FetchFeed", probe: probe) { attempt in
+                    if attempt == 1 { throw Failure("offline") }
+                    return [Post(title: "fresh")]
+                })
             graph.setRetry(.retry(2, backoff: .constant(.seconds(1))), for: feed)
             graph.send(after: feed) { feed in Note("show \(feed[0].title)") }
             let run = store.dispatch(graph)
@@ -86,7 +87,8 @@ extension GraphStories {
             let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
-            let feed = graph.run(Call<Int>(name: "FetchFeed", probe: probe) { attempt in throw Failure("attempt \(attempt)") })
+            let feed = graph.run(
+                Call<Int>(name: "FetchFeed", probe: probe) { attempt in throw Failure("attempt \(attempt)") })
             graph.setRetry(.retry(3, backoff: .exponential(initial: .seconds(1))), for: feed)
             let run = store.dispatch(graph)
 
@@ -109,9 +111,10 @@ extension GraphStories {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
-            let profile = graph.run(Call<Int>(name: "FetchProfile", probe: probe) { attempt in
-                throw Failure(attempt == 1 ? "offline" : "unauthorized")
-            })
+            let profile = graph.run(
+                Call<Int>(name: "FetchProfile", probe: probe) { attempt in
+                    throw Failure(attempt == 1 ? "offline" : "unauthorized")
+                })
             graph.setRetry(.retry(5, when: { ($0 as? Failure)?.reason != "unauthorized" }), for: profile)
             let report = await store.dispatch(graph).wait()
 
@@ -127,8 +130,9 @@ extension GraphStories {
             let store = makeStore(probe: probe, clock: clock)
             let stuck = Latch()
             var graph = Graph()
-            let feed = graph.run(Call<String>(name: "FetchFeed", probe: probe) { attempt in "attempt \(attempt)" }
-                .hangingOnFirstAttempt(stuck))
+            let feed = graph.run(
+                Call<String>(name: "FetchFeed", probe: probe) { attempt in "attempt \(attempt)" }
+                    .hangingOnFirstAttempt(stuck))
             graph.setTimeout(.seconds(10), for: feed)
             graph.setRetry(.retry(1), for: feed)
             let run = store.dispatch(graph)
@@ -137,7 +141,7 @@ extension GraphStories {
             await clock.advance(by: .seconds(10))
             let report = await run.wait()
 
-            #expect(probe.count("cancelled FetchFeed") == 1)   // attempt 1 was cancelled at its deadline
+            #expect(probe.count("cancelled FetchFeed") == 1)  // attempt 1 was cancelled at its deadline
             #expect(probe.count("start FetchFeed") == 2)
             #expect(report[feed].attempts == 2)
             #expect(try await run.value(of: feed) == "attempt 2")
@@ -284,19 +288,25 @@ extension GraphStories {
             #expect(RetryPolicy.Backoff.none.delay(beforeRetry: 1) == .zero)
             #expect(RetryPolicy.Backoff.none.delay(beforeRetry: 9) == .zero)
             for retry in 1...5 {
-                #expect(RetryPolicy.Backoff.constant(.milliseconds(250)).delay(beforeRetry: retry) == .milliseconds(250))
+                #expect(
+                    RetryPolicy.Backoff.constant(.milliseconds(250)).delay(beforeRetry: retry) == .milliseconds(250))
             }
         }
 
         @Test("exponential back-off doubles from its initial delay and stops at its maximum")
         func exponential() {
             let backoff = RetryPolicy.Backoff.exponential(initial: .milliseconds(200))
-            #expect((1...5).map { backoff.delay(beforeRetry: $0) }
-                    == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600), .milliseconds(3200)])
+            #expect(
+                (1...5).map { backoff.delay(beforeRetry: $0) }
+                    == [
+                        .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600),
+                        .milliseconds(3200),
+                    ])
             #expect(backoff.delay(beforeRetry: 50) == .seconds(60))
 
             let capped = RetryPolicy.Backoff.exponential(initial: .seconds(1), multiplier: 3, maximum: .seconds(20))
-            #expect((1...5).map { capped.delay(beforeRetry: $0) }
+            #expect(
+                (1...5).map { capped.delay(beforeRetry: $0) }
                     == [.seconds(1), .seconds(3), .seconds(9), .seconds(20), .seconds(20)])
             #expect(capped.delay(beforeRetry: 0) == .seconds(1))
         }

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/TheActionGraph.md.
 
@@ -14,12 +14,12 @@ extension GuideApp {
             let session = graph.run(LogIn(user: "ada", password: "secret"))
             graph.send(after: session) { session in SignedIn(session: session) }
             let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
-            let feed    = graph.run(after: session) { session in FetchFeed(token: session.token) }
-            let home    = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
+            let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
+            let home = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
 
             let run = store.dispatch(graph)
-            let report = await run.wait()                   // every node has ended
-            let name = try await run.value(of: profile).name   // "Ada", typed
+            let report = await run.wait()  // every node has ended
+            let name = try await run.value(of: profile).name  // "Ada", typed
 
             #expect(name == "Ada")
             #expect(report.count(of: .succeeded) == 5)
@@ -42,7 +42,7 @@ extension GuideApp {
 
             var graph = ActionGraph<AppState>()
             let loading = graph.send(StartLoading())
-            graph.run(LogIn(user: "ada", password: "secret"), after: loading)   // waits, takes nothing
+            graph.run(LogIn(user: "ada", password: "secret"), after: loading)  // waits, takes nothing
 
             var reads: [any GraphNode] = []
             for id in [1, 2, 3] {
@@ -52,8 +52,11 @@ extension GuideApp {
 
             let report = await store.dispatch(graph).wait()
             #expect(report.count(of: .succeeded) == 6)
-            #expect(reached.all == ["StartLoading()", "MarkRead(id: 1)", "MarkRead(id: 2)", "MarkRead(id: 3)",
-                                    #"ShowBanner(message: "all read")"#])
+            #expect(
+                reached.all == [
+                    "StartLoading()", "MarkRead(id: 1)", "MarkRead(id: 2)", "MarkRead(id: 3)",
+                    #"ShowBanner(message: "all read")"#,
+                ])
             #expect(store.state.isLoading)
             #expect(store.state.read == [1, 2, 3])
             #expect(store.state.banner == "all read")
@@ -84,10 +87,10 @@ extension GuideApp {
         func joinActionTask() async throws {
             let store = Store(initialState: AppState(), reducer: appReducer)
 
-            let logIn = store.dispatch(LogIn(user: "ada", password: "secret"))   // started by the log-in screen
+            let logIn = store.dispatch(LogIn(user: "ada", password: "secret"))  // started by the log-in screen
 
             var graph = ActionGraph<AppState>()
-            let session = graph.join(logIn)                 // waits for it; does not log in twice
+            let session = graph.join(logIn)  // waits for it; does not log in twice
             let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
             let run = store.dispatch(graph)
 
@@ -117,7 +120,7 @@ extension GuideApp {
             let avatars = store.hold(FetchAvatar.self)
 
             let first = store.dispatch(FetchAvatar(userID: 7))
-            let second = store.dispatch(FetchAvatar(userID: 7))   // joins the first call while it runs
+            let second = store.dispatch(FetchAvatar(userID: 7))  // joins the first call while it runs
 
             _ = try await avatars.nextCall()
             avatars.respond(with: "avatar-7.png")

@@ -1,23 +1,26 @@
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/FailureAndCancellation.md.
 
 extension GuideApp {
     @Suite("Guide: Failure and Cancellation")
     struct FailureAndCancellationGuide {
-        @Test("FailureAndCancellation guide: a failed node skips its dependents, sends its fallback, other branches go on")
+        @Test(
+            "FailureAndCancellation guide: a failed node skips its dependents, sends its fallback, other branches go on"
+        )
         func failedAndSkipped() async throws {
             let printed = Lines()
             @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
             let store = Store(initialState: AppState(), reducer: appReducer)
 
             var graph = ActionGraph<AppState>()
-            let session  = graph.run(LogIn(user: "ada", password: "secret"))
-            let profile  = graph.run(after: session) { session in FetchProfile(token: session.token) }
+            let session = graph.run(LogIn(user: "ada", password: "secret"))
+            let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
             let trending = graph.run(FetchTrending())
             graph.send(after: profile) { profile in ProfileLoaded(profile: profile) }
-            let home = graph.send(after: profile, trending) { profile, posts in ShowHome(profile: profile, feed: posts) }
+            let home = graph.send(after: profile, trending) { profile, posts in ShowHome(profile: profile, feed: posts)
+            }
             graph.setFallback(for: trending) { error in ShowBanner(message: "could not load trending posts") }
 
             let run = store.dispatch(graph)
@@ -30,16 +33,16 @@ extension GuideApp {
             #expect(store.state.banner == "could not load trending posts")
 
             switch await run.outcome(of: home) {
-            case .succeeded:            print("home shown")
-            case .failed(let error):    print("home failed:", error)
-            case .skipped:              print("home skipped: a prerequisite did not succeed")
-            case .cancelled:            print("home cancelled")
+            case .succeeded: print("home shown")
+            case .failed(let error): print("home failed:", error)
+            case .skipped: print("home skipped: a prerequisite did not succeed")
+            case .cancelled: print("home cancelled")
             }
 
             do {
                 _ = try await run.value(of: trending)
             } catch {
-                print(error)            // Offline(): the node's own error
+                print(error)  // Offline(): the node's own error
             }
 
             #expect(printed.all == ["home skipped: a prerequisite did not succeed", "Offline()"])
@@ -68,7 +71,7 @@ extension GuideApp {
             #expect(report[session].outcome == .cancelled)
             #expect(report.count(of: .cancelled) == 2)
             try await store.receive(StartLoading.self) { $0.isLoading = true }
-            try await store.finish()      // SignedIn never reached the reducer
+            try await store.finish()  // SignedIn never reached the reducer
             #expect(store.state.session == nil)
         }
 
@@ -82,8 +85,8 @@ extension GuideApp {
             let session = login.run(LogIn(user: "ada", password: "secret"))
 
             var other = ActionGraph<AppState>()
-            let profile = other.run(FetchProfile(token: "t"), after: session)   // a node of another graph
-            print(other.problems)   // [node #0 belongs to another graph; ...]
+            let profile = other.run(FetchProfile(token: "t"), after: session)  // a node of another graph
+            print(other.problems)  // [node #0 belongs to another graph; ...]
 
             let report = await store.dispatch(other).wait()
             // report[profile].outcome == .failed, with GraphError.foreignNode(index: 0)
@@ -102,7 +105,7 @@ extension GuideApp {
 
             #expect(report[home.session].error as? WrongPassword == WrongPassword())
             #expect(report.count(of: .skipped) == 4)
-            #expect(store.state == AppState())   // the feed's fallback is not sent: it was skipped, not failed
+            #expect(store.state == AppState())  // the feed's fallback is not sent: it was skipped, not failed
         }
     }
 }

@@ -116,7 +116,7 @@ enum GuideApp {
 
     struct FetchAvatar: KeyedAsyncAction {
         let userID: Int
-        var key: Int { userID }           // one request per user at a time
+        var key: Int { userID }  // one request per user at a time
         func run(_ context: ActionContext<AppState>) async throws -> String {
             try await api.avatar(userID)
         }
@@ -134,8 +134,10 @@ enum GuideApp {
     }
 
     /// Log in, then fetch the profile and the feed in parallel with the token, then show home.
-    static func homeGraph(user: String = "ada", password: String = "secret",
-                          feedTimeout: Duration? = .seconds(30)) -> HomeGraph {
+    static func homeGraph(
+        user: String = "ada", password: String = "secret",
+        feedTimeout: Duration? = .seconds(30)
+    ) -> HomeGraph {
         var graph = ActionGraph<AppState>()
         let session = graph.run(LogIn(user: user, password: password))
         graph.send(after: session) { session in SignedIn(session: session) }

@@ -1,7 +1,7 @@
 import Foundation
 import Observation
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/ObservationBridge.md (all but the SwiftUI view, which needs
 // an Apple platform).
@@ -34,7 +34,7 @@ extension GuideApp {
 
             let subscription = store.subscribeOnMainActor({ $0.banner }) { banner in
                 MainActor.assertIsolated()
-                print("banner:", banner ?? "none")        // on the main actor
+                print("banner:", banner ?? "none")  // on the main actor
             }
             store.dispatch(ShowBanner(message: "Saved"))
             // banner: none, then banner: Saved
@@ -52,7 +52,11 @@ extension GuideApp {
             #expect(screen.title == "Loading…")
 
             let invalidations = Invalidations()
-            withObservationTracking { _ = screen.title } onChange: { invalidations.fire() }
+            withObservationTracking {
+                _ = screen.title
+            } onChange: {
+                invalidations.fire()
+            }
 
             store.dispatch(MarkRead(id: 1))
             await screen.model.waitUntil { $0.read == [1] }
@@ -70,7 +74,7 @@ extension GuideApp {
             let store = Store(initialState: AppState(), reducer: appReducer)
 
             let unread = ObservedStore(store, select: { $0.feed.count })
-            let size = unread.value   // the feed's size, updated on the main actor
+            let size = unread.value  // the feed's size, updated on the main actor
 
             #expect(size == 0)
             store.dispatch(ShowHome(profile: Profile(name: "Ada"), feed: [Post(id: 1)]))

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 // The snippet of Sources/OresRedux.docc/OresRedux.md, the landing page.
 
@@ -13,10 +13,10 @@ extension GuideApp {
             var graph = ActionGraph<AppState>()
             let session = graph.run(LogIn(user: "ada", password: "secret"))
             let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
-            let feed    = graph.run(after: session) { session in FetchFeed(token: session.token) }
+            let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
             graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
 
-            let report = await store.dispatch(graph).wait()   // always returns: every node ends
+            let report = await store.dispatch(graph).wait()  // always returns: every node ends
 
             #expect(report.count(of: .succeeded) == 4)
             #expect(store.state.profile == Profile(name: "Ada"))

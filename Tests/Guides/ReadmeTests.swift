@@ -120,7 +120,8 @@ struct ReadmeTests {
         graph.setFallback(for: feed) { error in ShowBanner(message: "could not load the feed") }
 
         let run = store.dispatch(graph)
-        let report = try await withDeadline(10, "the README's graph") { await run.wait() }  // always returns: every node ends
+        // always returns: every node ends
+        let report = try await withDeadline(10, "the README's graph") { await run.wait() }
         print(report)  // a table: node, kind, outcome, start, duration, tries
         return (report, home, store, printed)
     }

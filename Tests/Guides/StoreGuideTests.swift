@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/TheStore.md. `print` is shadowed by a local function that
 // records the line, so each snippet reads as in the guide and the test can check what it printed.
@@ -19,7 +19,7 @@ extension GuideApp {
 
             let store = Store(initialState: 0, reducer: counter)
             store.dispatch(Increment(amount: 2))
-            print(store.state)   // 2: applied before dispatch returned
+            print(store.state)  // 2: applied before dispatch returned
 
             #expect(store.state == 2)
             #expect(printed.all == ["2"])
@@ -56,12 +56,12 @@ extension GuideApp {
             let darkMode = store.subscribe({ $0.settings.darkMode }) { isDark in print("dark mode:", isDark) }
             // count: 0, dark mode: false (each observer is called at once)
 
-            store.dispatch(Increment())         // count: 1
-            store.dispatch(ToggleDarkMode())    // count: 1, dark mode: true
+            store.dispatch(Increment())  // count: 1
+            store.dispatch(ToggleDarkMode())  // count: 1, dark mode: true
             everything.cancel()
 
             #expect(printed.all == ["count: 0", "dark mode: false", "count: 1", "count: 1", "dark mode: true"])
-            store.dispatch(Increment())         // `everything` was cancelled; dark mode did not change
+            store.dispatch(Increment())  // `everything` was cancelled; dark mode did not change
             #expect(printed.all.count == 5)
             #expect(!darkMode.isCancelled)
         }
@@ -90,12 +90,13 @@ extension GuideApp {
             @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
             let dropNegative = Middleware<AppState> { action, context, next in
-                if let increment = action as? Increment, increment.amount < 0 { return }   // dropped
+                if let increment = action as? Increment, increment.amount < 0 { return }  // dropped
                 next(action)
             }
 
-            let store = Store(initialState: AppState(), reducer: appReducer,
-                              middleware: [.logger { print($0) }, dropNegative])
+            let store = Store(
+                initialState: AppState(), reducer: appReducer,
+                middleware: [.logger { print($0) }, dropNegative])
             store.dispatch(Increment(amount: -5))
             // action: Increment(amount: -5)
             // state: AppState(count: 0, ...)
@@ -116,10 +117,10 @@ extension GuideApp {
 
             let store = Store(initialState: AppState(), reducer: appReducer)
             let autoReset = store.subscribe({ $0.count }) { count in
-                if count >= 10 { store.dispatch(Reset()) }   // queued: applied right after the current action
+                if count >= 10 { store.dispatch(Reset()) }  // queued: applied right after the current action
             }
             store.dispatch(Increment(amount: 10))
-            print(store.state.count)   // 0: the outer dispatch returned after Reset was applied too
+            print(store.state.count)  // 0: the outer dispatch returned after Reset was applied too
             autoReset.cancel()
 
             #expect(printed.all == ["0"])

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/TestingWithTestStore.md and of the README's section
 // "Testing the order of things".
@@ -45,7 +45,7 @@ extension GuideApp {
                 $0.feed = [Post(id: 1)]
             }
             #expect(store.calls(to: FetchFeed.self) == [FetchFeed(token: "t1")])
-            try await store.finish()      // nothing left unasserted, no stub missing, every run ended
+            try await store.finish()  // nothing left unasserted, no stub missing, every run ended
         }
 
         @Test("README: home shows profile and feed after log in")
@@ -62,7 +62,7 @@ extension GuideApp {
                 $0.profile = Profile(name: "Ada (t1)")
                 $0.feed = [Post(id: 1)]
             }
-            try await store.finish()      // nothing left unasserted, no stub missing, every run ended
+            try await store.finish()  // nothing left unasserted, no stub missing, every run ended
         }
 
         @Test("README: a slow feed times out in virtual time")
@@ -70,14 +70,14 @@ extension GuideApp {
             let store = TestStore(initialState: AppState(), reducer: appReducer)
             store.stub(LogIn.self, with: Session(token: "t1"))
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
-            let feed = store.hold(FetchFeed.self)            // never answers until told to
+            let feed = store.hold(FetchFeed.self)  // never answers until told to
 
-            let home = homeGraph()                           // the feed has a 30 s timeout
+            let home = homeGraph()  // the feed has a 30 s timeout
             let run = store.dispatch(home.graph)
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t1") }
             _ = try await feed.nextCall()
             try await store.clock.waitForSleepers(1)
-            await store.clock.advance(by: .seconds(30))      // microseconds, not 30 seconds
+            await store.clock.advance(by: .seconds(30))  // microseconds, not 30 seconds
 
             try await store.receive(ShowBanner.self) { $0.banner = "could not load the feed" }
             try await store.assertSkipped(home.home, in: run, because: home.feed)
@@ -115,10 +115,10 @@ extension GuideApp {
             let logIns = store.hold(LogIn.self)
             store.dispatch(homeGraph().graph)
 
-            let call = try await logIns.nextCall()          // the action that was called, to check its fields
+            let call = try await logIns.nextCall()  // the action that was called, to check its fields
             #expect(call.user == "ada")
-            await #expect(throws: TestStoreFailure.self) { try await store.finish() }   // a held call waits
-            logIns.respond(with: Session(token: "late"))    // or logIns.fail(with: Offline())
+            await #expect(throws: TestStoreFailure.self) { try await store.finish() }  // a held call waits
+            logIns.respond(with: Session(token: "late"))  // or logIns.fail(with: Offline())
             try store.send(ShowBanner(message: "signing in…")) { $0.banner = "signing in…" }
 
             try await store.receive(SignedIn.self) { $0.session = Session(token: "late") }
@@ -129,16 +129,19 @@ extension GuideApp {
         @Test("TestingWithTestStore guide: a held log-in never answered fails instead of hanging")
         func aHeldLogInNeverAnsweredFailsInsteadOfHanging() async throws {
             let store = TestStore(initialState: AppState(), reducer: appReducer)
-            store.timeout = .milliseconds(500)               // for every wait of this store
+            store.timeout = .milliseconds(500)  // for every wait of this store
             _ = store.hold(LogIn.self)
             store.dispatch(homeGraph().graph)
 
             let failure = await #expect(throws: TestStoreFailure.self) {
-                try await store.receive(SignedIn.self, timeout: .milliseconds(100))   // or for one wait
+                try await store.receive(SignedIn.self, timeout: .milliseconds(100))  // or for one wait
             }
             #expect(failure?.message.contains("held call not answered: 1 x LogIn") == true)
-            #expect(failure?.message.contains("waited 0.1 s to receive SignedIn, but it did not reach the reducer") == true)
-            #expect(failure?.message.contains("run 1: LogIn (async, running), SignedIn (sync, waiting), FetchProfile (async, waiting)") == true)
+            #expect(
+                failure?.message.contains("waited 0.1 s to receive SignedIn, but it did not reach the reducer") == true)
+            #expect(
+                failure?.message.contains(
+                    "run 1: LogIn (async, running), SignedIn (sync, waiting), FetchProfile (async, waiting)") == true)
             #expect(failure?.message.contains("nothing asleep on the clock (now +0.0 seconds)") == true)
         }
 
@@ -168,14 +171,14 @@ extension GuideApp {
             store.stub(LogIn.self, with: Session(token: "t"))
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
             let feeds = store.hold(FetchFeed.self)
-            var home = homeGraph()                           // the feed times out after 30 s
+            var home = homeGraph()  // the feed times out after 30 s
             home.graph.setRetry(.retry(1, backoff: .constant(.seconds(2))), for: home.feed)
             store.dispatch(home.graph)
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t") }
             _ = try await feeds.nextCall()
 
-            try await store.clock.waitForSleepers(1)         // the first attempt's 30 s timeout
-            await store.clock.advance(by: .seconds(32))      // times out at 30 s, retries at 32 s
+            try await store.clock.waitForSleepers(1)  // the first attempt's 30 s timeout
+            await store.clock.advance(by: .seconds(32))  // times out at 30 s, retries at 32 s
             _ = try await feeds.nextCall()
             feeds.respond(with: [Post(id: 2)])
 
@@ -207,7 +210,7 @@ extension GuideApp {
             store.stub(LogIn.self, with: Session(token: "t"))
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
             store.stub(FetchFeed.self, with: [])
-            let model = HomeModel(store: store)             // in the app: HomeModel(store: appStore)
+            let model = HomeModel(store: store)  // in the app: HomeModel(store: appStore)
 
             model.appear()
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t") }
@@ -216,7 +219,7 @@ extension GuideApp {
             try await store.finish()
 
             let appStore = Store(initialState: AppState(), reducer: appReducer)
-            let live = HomeModel(store: appStore)            // the same model on the app's store
+            let live = HomeModel(store: appStore)  // the same model on the app's store
             #expect(live.title == "Signing in…")
         }
 
@@ -250,7 +253,7 @@ extension GuideApp {
             let home = homeGraph()
             let run = store.dispatch(home.graph)
             try await store.assertSkipped(home.home, in: run, because: home.feed)
-            try await store.receive(SignedIn.self)       // the same session again: no change
+            try await store.receive(SignedIn.self)  // the same session again: no change
             try await store.receive(ShowBanner.self) { $0.banner = "could not load the feed" }
             try await store.finish()
         }
@@ -264,7 +267,7 @@ extension GuideApp {
             store.dispatch(homeGraph().graph)
 
             try await store.receive(ShowHome.self) {
-                $0.session = Session(token: "t1")       // SignedIn was skipped, its change is still there
+                $0.session = Session(token: "t1")  // SignedIn was skipped, its change is still there
                 $0.profile = Profile(name: "Ada")
                 $0.feed = [Post(id: 3)]
             }

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/TimeoutsAndRetries.md.
 
@@ -38,9 +38,9 @@ extension GuideApp {
             let twiceMore = RetryPolicy.retry(2, backoff: .exponential(initial: .milliseconds(200)))
             let patient = RetryPolicy(maxAttempts: 4, backoff: .constant(.seconds(1)))
             let notOnBadPassword = RetryPolicy.retry(3, when: { error in !(error is WrongPassword) })
-            let once = RetryPolicy.never                      // the default: one attempt
+            let once = RetryPolicy.never  // the default: one attempt
 
-            #expect(twiceMore.maxAttempts == 3)               // 3: the first, then two retries
+            #expect(twiceMore.maxAttempts == 3)  // 3: the first, then two retries
             #expect(twiceMore.backoff.delay(beforeRetry: 2) == .milliseconds(400))
             #expect(twiceMore.backoff.delay(beforeRetry: 1) == .milliseconds(200))
             #expect(patient.maxAttempts == 4)
@@ -73,15 +73,15 @@ extension GuideApp {
             let store = TestStore(initialState: AppState(), reducer: appReducer)
             store.stub(LogIn.self, with: Session(token: "t"))
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
-            let feed = store.hold(FetchFeed.self)           // never answers until told to
+            let feed = store.hold(FetchFeed.self)  // never answers until told to
 
-            let home = homeGraph()                          // the feed has a 30 s timeout
+            let home = homeGraph()  // the feed has a 30 s timeout
             let run = store.dispatch(home.graph)
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t") }
             _ = try await feed.nextCall()
 
             try await store.clock.waitForSleepers(1)
-            await store.clock.advance(by: .seconds(30))           // microseconds, not 30 seconds
+            await store.clock.advance(by: .seconds(30))  // microseconds, not 30 seconds
 
             try await store.receive(ShowBanner.self) { $0.banner = "could not load the feed" }
             #expect(await run.outcome(of: home.feed).error as? GraphError == .timedOut(after: .seconds(30)))
@@ -95,12 +95,12 @@ extension GuideApp {
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
             store.stub(FetchFeed.self, sequence: [.failure(Offline()), .success([Post(id: 7)])])
 
-            var home = homeGraph(feedTimeout: nil)          // no timeout timer: the back-off is the only sleeper
+            var home = homeGraph(feedTimeout: nil)  // no timeout timer: the back-off is the only sleeper
             home.graph.setRetry(.retry(1, backoff: .constant(.seconds(2))), for: home.feed)
             let run = store.dispatch(home.graph)
             try await store.receive(SignedIn.self) { $0.session = Session(token: "t") }
 
-            try await store.clock.waitForSleepers(1)            // the back-off before the second attempt
+            try await store.clock.waitForSleepers(1)  // the back-off before the second attempt
             await store.clock.advance(by: .seconds(2))
 
             try await store.receive(ShowHome.self) {

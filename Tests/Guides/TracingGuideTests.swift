@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OresRedux
+import Testing
 
 // The snippets of Sources/OresRedux.docc/Tracing.md.
 
@@ -14,7 +14,7 @@ extension GuideApp {
             let store = TestStore(initialState: AppState(), reducer: appReducer)
             store.stub(LogIn.self, with: Session(token: "t"))
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
-            _ = store.hold(FetchFeed.self)                  // never answers: the feed times out
+            _ = store.hold(FetchFeed.self)  // never answers: the feed times out
 
             var home = homeGraph()
             home.graph.setLabel("log in", for: home.session)
@@ -31,11 +31,11 @@ extension GuideApp {
             #expect(table.contains("fetch feed"))
             #expect(table.contains("the attempt timed out after 30.0 seconds"))
 
-            #expect(report[home.feed].outcome == .failed)          // .failed
+            #expect(report[home.feed].outcome == .failed)  // .failed
             #expect(report[home.feed].error as? GraphError == .timedOut(after: .seconds(30)))
-            #expect(report[home.feed].attempts == 1)                // 1
-            #expect(report[home.home].prerequisites == [2, 3])      // [2, 3]
-            #expect(report.count(of: .skipped) == 1)                // 1
+            #expect(report[home.feed].attempts == 1)  // 1
+            #expect(report[home.home].prerequisites == [2, 3])  // [2, 3]
+            #expect(report.count(of: .skipped) == 1)  // 1
             #expect(report.summary.hasPrefix("5 nodes: 3 succeeded, 1 failed, 1 skipped, 0 cancelled in "))
             #expect(run.report[home.home].outcome == .skipped)
 

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Synchronization
 import Testing
+
 @testable import OresRedux
 
 @Suite("Observation bridge and main-actor delivery")
@@ -34,7 +35,11 @@ struct ObservationTests {
         let model = ObservedStore(store)
         let fired = Fired()
 
-        withObservationTracking { _ = model.title } onChange: { fired.fire() }
+        withObservationTracking {
+            _ = model.title
+        } onChange: {
+            fired.fire()
+        }
         model.dispatch(Receive(count: 3))
         await model.waitUntil { $0.unread == 3 }
         #expect(fired.value == 0, "a change to an unread member must not invalidate the reader")
@@ -52,7 +57,11 @@ struct ObservationTests {
         let store = Store(initialState: Screen(), reducer: Self.reducer)
         let unread = ObservedStore(store, select: { $0.unread })
         let fired = Fired()
-        withObservationTracking { _ = unread.value } onChange: { fired.fire() }
+        withObservationTracking {
+            _ = unread.value
+        } onChange: {
+            fired.fire()
+        }
         store.dispatch(Receive())
         await unread.waitUntil { $0 == 1 }
         #expect(fired.value == 1)
@@ -66,9 +75,13 @@ struct ObservationTests {
         let title = ObservedStore(store, select: { $0.title })
         let everything = ObservedStore(store)
         let fired = Fired()
-        withObservationTracking { _ = title.value } onChange: { fired.fire() }
+        withObservationTracking {
+            _ = title.value
+        } onChange: {
+            fired.fire()
+        }
         store.dispatch(Receive())
-        await everything.waitUntil { $0.unread == 1 }   // delivered after `title`'s update, in order
+        await everything.waitUntil { $0.unread == 1 }  // delivered after `title`'s update, in order
         #expect(fired.value == 0)
         store.dispatch(Rename(title: "Inbox"))
         await title.waitUntil { $0 == "Inbox" }

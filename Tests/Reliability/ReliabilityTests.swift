@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import OresRedux
 
 /// The store keeps its promises under load, leaves nothing behind, and answers bad input clearly.

@@ -51,7 +51,7 @@ extension CoreStore {
             let task = store.dispatch(Square(number: 7))
 
             #expect(try await task.value == 49)
-            #expect(store.state == 0)   // an async action never reaches the reducer itself
+            #expect(store.state == 0)  // an async action never reaches the reducer itself
         }
 
         @Test func anAsyncActionReadsTheStateAndDispatchesSyncActionsThroughItsContext() async throws {
@@ -61,7 +61,7 @@ extension CoreStore {
 
             let report = try await store.dispatch(DoubleTheCount()).value
 
-            #expect(report == "21 -> 42")   // its dispatch was applied before `dispatch` returned
+            #expect(report == "21 -> 42")  // its dispatch was applied before `dispatch` returned
             #expect(store.state == 42)
             #expect(seen.values == [21, 42])
             withExtendedLifetime(subscription) {}
@@ -84,7 +84,7 @@ extension CoreStore {
 
             task.cancel()
 
-            try await cancelled.wait()   // `run` itself saw the cancellation
+            try await cancelled.wait()  // `run` itself saw the cancellation
             await #expect(throws: CancellationError.self) { try await task.value }
             withExtendedLifetime(store) {}
         }
@@ -117,15 +117,15 @@ extension CoreStore {
                 let store = Self.counterStore()
                 task = store.dispatch(WaitForCancellation(started: started, cancelled: cancelled))
                 try await started.wait()
-            }   // the last reference to the store goes here
+            }  // the last reference to the store goes here
 
-            try await cancelled.wait()   // the release cancelled `run`
+            try await cancelled.wait()  // the release cancelled `run`
             await #expect(throws: CancellationError.self) { try await task.value }
         }
 
         @Test func manyAsyncActionsDispatchingAtOnceLoseNoAction() async throws {
             struct AddOne: AsyncAction {
-                func run(_ context: ActionContext<Int>) async throws -> Void {
+                func run(_ context: ActionContext<Int>) async throws {
                     context.dispatch(Increment())
                 }
             }

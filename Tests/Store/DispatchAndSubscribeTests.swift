@@ -75,11 +75,11 @@ extension CoreStore {
             let subscription = store.subscribe({ $0.count }) { counts.record($0) }
             #expect(counts.values == [0])
 
-            store.dispatch(Rename(title: "settings"))   // count unchanged: not called
-            store.dispatch(Increment())                 // 0 -> 1: called
-            store.dispatch(SetValue(value: 1))           // 1 -> 1: not called
-            store.dispatch(Rename(title: "home"))       // count unchanged: not called
-            store.dispatch(Increment(by: 2))            // 1 -> 3: called
+            store.dispatch(Rename(title: "settings"))  // count unchanged: not called
+            store.dispatch(Increment())  // 0 -> 1: called
+            store.dispatch(SetValue(value: 1))  // 1 -> 1: not called
+            store.dispatch(Rename(title: "home"))  // count unchanged: not called
+            store.dispatch(Increment(by: 2))  // 1 -> 3: called
 
             #expect(counts.values == [0, 1, 3])
             #expect(store.state == Screen(count: 3, title: "home"))
@@ -92,7 +92,7 @@ extension CoreStore {
             let subscription = store.subscribe({ $0.count }) { counts.record($0) }
 
             store.dispatch(SetValue(value: 5))
-            store.dispatch(SetValue(value: 0))   // back to the first value: a change from 5
+            store.dispatch(SetValue(value: 0))  // back to the first value: a change from 5
             store.dispatch(SetValue(value: 0))
 
             #expect(counts.values == [0, 5, 0])
@@ -101,7 +101,7 @@ extension CoreStore {
 
         @Test func statesYieldsTheCurrentStateFirstThenEachChangeInOrder() async {
             let store = Store(initialState: 100, reducer: CoreStore.counterReducer())
-            store.dispatch(Increment())   // before the stream: not part of it
+            store.dispatch(Increment())  // before the stream: not part of it
 
             var states = store.states().makeAsyncIterator()
             store.dispatch(Increment())
@@ -122,10 +122,10 @@ extension CoreStore {
                 stream = store.states()
                 store.dispatch(Increment())
                 store.dispatch(Increment())
-            }   // the last reference to the store goes here
+            }  // the last reference to the store goes here
 
             var received: [Int] = []
-            for await state in stream { received.append(state) }   // ends only if the stream finished
+            for await state in stream { received.append(state) }  // ends only if the stream finished
 
             #expect(received == [0, 1, 2])
         }

@@ -62,7 +62,7 @@ extension CoreStore {
             server.release.open()
 
             #expect(try await first.value == "first")
-            #expect(try await second.value == "first")   // the joined call's answer, not its own
+            #expect(try await second.value == "first")  // the joined call's answer, not its own
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -116,7 +116,7 @@ extension CoreStore {
 
             leaving.cancel()
             await #expect(throws: CancellationError.self) { try await leaving.value }
-            #expect(!server.cancelled.isOpen)   // the call goes on for the one still waiting
+            #expect(!server.cancelled.isOpen)  // the call goes on for the one still waiting
 
             server.release.open()
             #expect(try await staying.value == "shared")
@@ -167,7 +167,7 @@ extension CoreStore {
 
             await #expect(throws: CancellationError.self) { try await first.value }
             await #expect(throws: CancellationError.self) { try await second.value }
-            try await server.cancelled.wait()   // returns only once `run` saw the cancellation
+            try await server.cancelled.wait()  // returns only once `run` saw the cancellation
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -197,9 +197,9 @@ extension CoreStore {
                 first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
                 try await server.started.wait()
                 second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
-            }   // the last reference to the store goes here
+            }  // the last reference to the store goes here
 
-            try await server.cancelled.wait()   // the release cancelled the one `run`
+            try await server.cancelled.wait()  // the release cancelled the one `run`
             await #expect(throws: CancellationError.self) { try await first.value }
             await #expect(throws: CancellationError.self) { try await second.value }
         }

@@ -27,8 +27,9 @@ extension CoreStore {
         }
 
         @Test func middlewareRunsInTheOrderGivenBeforeTheReducer() {
-            let store = Store(initialState: [String](), reducer: CoreStore.journalReducer(),
-                              middleware: [Self.marking("-1"), Self.marking("-2"), Self.marking("-3")])
+            let store = Store(
+                initialState: [String](), reducer: CoreStore.journalReducer(),
+                middleware: [Self.marking("-1"), Self.marking("-2"), Self.marking("-3")])
 
             store.dispatch(Append(text: "a"))
 
@@ -58,8 +59,9 @@ extension CoreStore {
                 if action is Unknown { return }
                 next(action)
             }
-            let store = Store(initialState: [String](), reducer: Self.everyActionReducer(),
-                              middleware: [dropUnknown])
+            let store = Store(
+                initialState: [String](), reducer: Self.everyActionReducer(),
+                middleware: [dropUnknown])
             let states = Recorder<[String]>()
             let subscription = store.subscribe { states.record($0) }
 
@@ -80,8 +82,9 @@ extension CoreStore {
                 later.record("\(type(of: action))")
                 next(action)
             }
-            let store = Store(initialState: [String](), reducer: Self.everyActionReducer(),
-                              middleware: [drop, spy])
+            let store = Store(
+                initialState: [String](), reducer: Self.everyActionReducer(),
+                middleware: [drop, spy])
 
             store.dispatch(Append(text: "a"))
 
@@ -97,8 +100,9 @@ extension CoreStore {
                     next(action)
                 }
             }
-            let store = Store(initialState: [String](), reducer: CoreStore.journalReducer(),
-                              middleware: [replaceDrafts])
+            let store = Store(
+                initialState: [String](), reducer: CoreStore.journalReducer(),
+                middleware: [replaceDrafts])
 
             store.dispatch(Append(text: "draft"))
             store.dispatch(Append(text: "other"))
@@ -122,12 +126,13 @@ extension CoreStore {
 
             // Right after the outer dispatch returns, everything the middleware queued is applied.
             #expect(store.state == ["login", "fetch profile", "fetch feed"])
-            #expect(states.values == [
-                [],
-                ["login"],
-                ["login", "fetch profile"],
-                ["login", "fetch profile", "fetch feed"],
-            ])
+            #expect(
+                states.values == [
+                    [],
+                    ["login"],
+                    ["login", "fetch profile"],
+                    ["login", "fetch profile", "fetch feed"],
+                ])
             withExtendedLifetime(subscription) {}
         }
 
@@ -138,8 +143,9 @@ extension CoreStore {
                 }
                 next(action)
             }
-            let store = Store(initialState: [String](), reducer: CoreStore.journalReducer(),
-                              middleware: [spawn, Self.marking("*")])
+            let store = Store(
+                initialState: [String](), reducer: CoreStore.journalReducer(),
+                middleware: [spawn, Self.marking("*")])
 
             store.dispatch(Append(text: "parent"))
 
@@ -162,26 +168,29 @@ extension CoreStore {
 
         @Test func loggerWritesAnActionLineThenAStateLineForEachAction() {
             let lines = Recorder<String>()
-            let store = Store(initialState: [String](), reducer: CoreStore.journalReducer(),
-                              middleware: [.logger { lines.record($0) }])
+            let store = Store(
+                initialState: [String](), reducer: CoreStore.journalReducer(),
+                middleware: [.logger { lines.record($0) }])
 
             store.dispatch(Append(text: "a"))
             store.dispatch(Append(text: "b"))
 
-            #expect(lines.values == [
-                "action: \(Append(text: "a"))",
-                "state: \(["a"])",
-                "action: \(Append(text: "b"))",
-                "state: \(["a", "b"])",
-            ])
+            #expect(
+                lines.values == [
+                    "action: \(Append(text: "a"))",
+                    "state: \(["a"])",
+                    "action: \(Append(text: "b"))",
+                    "state: \(["a", "b"])",
+                ])
             #expect(lines.values.first?.hasPrefix("action: Append(") == true)
         }
 
         @Test func loggerStillLogsAnActionALaterMiddlewareDropsWithTheUnchangedState() {
             let lines = Recorder<String>()
             let dropAll = Middleware<Int> { _, _, _ in }
-            let store = Store(initialState: 5, reducer: CoreStore.counterReducer(),
-                              middleware: [.logger { lines.record($0) }, dropAll])
+            let store = Store(
+                initialState: 5, reducer: CoreStore.counterReducer(),
+                middleware: [.logger { lines.record($0) }, dropAll])
 
             store.dispatch(Increment())
 

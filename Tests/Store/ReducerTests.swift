@@ -51,7 +51,9 @@ extension CoreStore {
 
         @Test func onForAClassActionAlsoHandlesItsSubclasses() {
             let any = Reducer<[String]>.on(Announcement.self) { log, action in log.append("any: \(action.text)") }
-            let urgent = Reducer<[String]>.on(UrgentAnnouncement.self) { log, action in log.append("urgent: \(action.text)") }
+            let urgent = Reducer<[String]>.on(UrgentAnnouncement.self) { log, action in
+                log.append("urgent: \(action.text)")
+            }
             var log: [String] = []
 
             any(&log, UrgentAnnouncement(text: "fire"))
@@ -89,7 +91,7 @@ extension CoreStore {
 
             reducer(&count, Increment(by: 2))
 
-            #expect(count == 30)   // (1 + 2) * 10, not 1 * 10 + 2
+            #expect(count == 30)  // (1 + 2) * 10, not 1 * 10 + 2
         }
 
         @Test func scopeRunsAChildReducerOnItsPartOfTheState() {

@@ -33,7 +33,7 @@ extension CoreStore {
                 ["login", "profile", "feed"],
                 ["login", "profile", "feed", "render"],
             ]
-            #expect(store.state == commits.last)   // the outer dispatch returned after all of them
+            #expect(store.state == commits.last)  // the outer dispatch returned after all of them
             #expect(reactorSaw.values == commits)
             #expect(witnessSaw.values == commits)  // the later subscriber saw "login" before "profile"
             withExtendedLifetime((reactor, witness)) {}
@@ -51,7 +51,7 @@ extension CoreStore {
 
             // Not "begin 0, begin 1, end 1, end 0": the observer is never re-entered.
             #expect(calls.values == ["begin 0", "end 0", "begin 1", "end 1"])
-            #expect(store.state == 1)   // and nothing was left behind in the queue
+            #expect(store.state == 1)  // and nothing was left behind in the queue
             withExtendedLifetime(subscription) {}
         }
 
@@ -92,7 +92,7 @@ extension CoreStore {
                 next(action)
                 if let append = action as? Append, append.text == "a" {
                     context.dispatch(Append(text: "b"))
-                    contextSaw.record(context.state)   // "b" is not applied yet
+                    contextSaw.record(context.state)  // "b" is not applied yet
                 }
             }
             let store = Store(initialState: [String](), reducer: CoreStore.journalReducer(), middleware: [peek])

@@ -30,16 +30,17 @@ extension CoreStore {
             let started = Latch(), cancelled = Latch()
             let task: ActionTask<String>
             do {
-                let store = Store(initialState: 0, reducer: CoreStore.counterReducer(), middleware: [],
-                                  options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+                let store = Store(
+                    initialState: 0, reducer: CoreStore.counterReducer(), middleware: [],
+                    options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
                 store.dispatch(Increment(by: 2))
                 task = store.dispatch(DispatchAfterRelease(started: started, cancelled: cancelled))
                 try await started.wait()
                 #expect(diagnostics.values.isEmpty)
-            }   // the last reference to the store goes here; the action is cancelled and dispatches
+            }  // the last reference to the store goes here; the action is cancelled and dispatches
 
             try await cancelled.wait()
-            #expect(try await task.value == "released: true, last state: 2")   // the Increment was dropped
+            #expect(try await task.value == "released: true, last state: 2")  // the Increment was dropped
             let diagnostic = try #require(diagnostics.values.first)
             #expect(diagnostics.values.count == 1)
             #expect(diagnostic.kind == .dispatchAfterRelease)
@@ -54,8 +55,9 @@ extension CoreStore {
                 next(action)
             }
             do {
-                let store = Store(initialState: 0, reducer: CoreStore.counterReducer(), middleware: [keepContext],
-                                  options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+                let store = Store(
+                    initialState: 0, reducer: CoreStore.counterReducer(), middleware: [keepContext],
+                    options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
                 store.dispatch(Increment())
             }
             let context = kept.current
@@ -99,13 +101,15 @@ extension CoreStore {
         func aReducerThatDispatchesHasTheDispatchDroppedAndReportedAndTheStoreGoesOn(withSubscriber: Bool) {
             let diagnostics = Recorder<StoreDiagnostic>()
             let ref = CoreStore.BadInput.StoreRef()
-            let store = Store(initialState: 0, reducer: Reducer { count, action in
-                if let increment = action as? CoreStore.Increment { count += increment.by }
-                if let set = action as? CoreStore.SetValue { count = set.value }
-                if action is CoreStore.Increment {
-                    ref.current?.dispatch(CoreStore.SetValue(value: 100))
-                }
-            }, options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+            let store = Store(
+                initialState: 0,
+                reducer: Reducer { count, action in
+                    if let increment = action as? CoreStore.Increment { count += increment.by }
+                    if let set = action as? CoreStore.SetValue { count = set.value }
+                    if action is CoreStore.Increment {
+                        ref.current?.dispatch(CoreStore.SetValue(value: 100))
+                    }
+                }, options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
             ref.set(store)
             let seen = Recorder<Int>()
             let subscription = withSubscriber ? store.subscribe { seen.record($0) } : nil

@@ -40,7 +40,7 @@ extension CoreStore {
             store.dispatch(Increment())
 
             #expect(seen.values == [0])
-            #expect(other.values == [0, 1])   // the second cancel removed no one else
+            #expect(other.values == [0, 1])  // the second cancel removed no one else
             withExtendedLifetime(otherSubscription) {}
         }
 
@@ -49,19 +49,20 @@ extension CoreStore {
             let seen = Recorder<Int>()
             let later = Recorder<Int>()
             let handle = Handle()
-            handle.hold(store.subscribe { state in
-                seen.record(state)
-                if state == 2 { handle.cancel() }
-            })
+            handle.hold(
+                store.subscribe { state in
+                    seen.record(state)
+                    if state == 2 { handle.cancel() }
+                })
             let laterSubscription = store.subscribe { later.record($0) }
 
             store.dispatch(Increment())
-            store.dispatch(Increment())   // the observer cancels itself while seeing 2
+            store.dispatch(Increment())  // the observer cancels itself while seeing 2
             store.dispatch(Increment())
             store.dispatch(Increment())
 
             #expect(seen.values == [0, 1, 2])
-            #expect(later.values == [0, 1, 2, 3, 4])   // and took its place without missing a call
+            #expect(later.values == [0, 1, 2, 3, 4])  // and took its place without missing a call
             withExtendedLifetime(laterSubscription) {}
         }
 
@@ -113,20 +114,20 @@ extension CoreStore {
             let subB = store.subscribe { b.record($0) }
             let subC = store.subscribe { c.record($0) }
             let subD = store.subscribe { d.record($0) }
-            store.dispatch(Increment())                // 1: a b c d
+            store.dispatch(Increment())  // 1: a b c d
 
-            subB.cancel()                              // d moves into b's place
-            store.dispatch(Increment())                // 2: a c d
+            subB.cancel()  // d moves into b's place
+            store.dispatch(Increment())  // 2: a c d
 
-            subD.cancel()                              // the moved one goes
-            store.dispatch(Increment())                // 3: a c
+            subD.cancel()  // the moved one goes
+            store.dispatch(Increment())  // 3: a c
 
-            let subE = store.subscribe { e.record($0) }   // 3 at once
-            subA.cancel()                              // e moves into a's place
-            store.dispatch(Increment())                // 4: c e
+            let subE = store.subscribe { e.record($0) }  // 3 at once
+            subA.cancel()  // e moves into a's place
+            store.dispatch(Increment())  // 4: c e
 
             subE.cancel()
-            store.dispatch(Increment())                // 5: c
+            store.dispatch(Increment())  // 5: c
 
             #expect(a.values == [0, 1, 2, 3])
             #expect(b.values == [0, 1])

@@ -36,7 +36,8 @@ extension CoreStore {
             }
         }
 
-        @Test func eightTasksDispatchingConcurrentlyLoseNoActionAndALateSubscriberSeesEveryCommitInOrder() async throws {
+        @Test func eightTasksDispatchingConcurrentlyLoseNoActionAndALateSubscriberSeesEveryCommitInOrder() async throws
+        {
             let tasks = 8
             let perTask = 10_000
             let total = tasks * perTask
@@ -101,7 +102,7 @@ extension CoreStore {
                                 let (subscription, ended) = alive.remove(at: (round + churner) % alive.count)
                                 if round % 2 == 0 {
                                     subscription.cancel()
-                                }   // else: released at the end of this scope
+                                }  // else: released at the end of this scope
                                 tally.add(ended)
                             }
                         }

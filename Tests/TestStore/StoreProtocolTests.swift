@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 /// Issue 13: feature code written once against `StoreProtocol`, driven by a `Store` or a `TestStore`.
 @Suite("StoreProtocol: one view model, either store")

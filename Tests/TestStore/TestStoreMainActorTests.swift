@@ -1,6 +1,6 @@
+import OresRedux
 import Testing
 import XCTest
-import OresRedux
 
 /// Main-actor state a screen would own: what the test compares against, read in assertion closures.
 @MainActor
@@ -52,7 +52,9 @@ final class TestStoreXCTestCase: XCTestCase {
         store.dispatch(App.home(user: "ada").graph)
 
         try await store.receive(App.SetToken.self) { $0.token = "t" }
-        try await store.receive(App.ShowHome.self) { $0.profile = App.Profile(name: screen.greeting == "hi" ? "Ada" : "?") }
+        try await store.receive(App.ShowHome.self) {
+            $0.profile = App.Profile(name: screen.greeting == "hi" ? "Ada" : "?")
+        }
         try await store.finish()
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 /// Issue 13: `send` asserts the action it sent, whatever other threads apply meanwhile.
 @Suite("TestStore: send checks its own action")
@@ -17,7 +17,7 @@ struct TestStoreSendTests {
             do {
                 _ = try await logIn.nextCall()
                 logIn.respond(with: "t")
-                try store.send(App.ShowError(message: "hi")) { $0.error = "hi" }   // SetToken may land first, or not
+                try store.send(App.ShowError(message: "hi")) { $0.error = "hi" }  // SetToken may land first, or not
 
                 try await store.receive(App.SetToken.self) { $0.token = "t" }
                 try await store.receive(App.ShowHome.self) { $0.profile = App.Profile(name: "Ada") }
@@ -53,7 +53,8 @@ struct TestStoreSendTests {
         }
     }
 
-    @Test("send checks what a middleware replaced its action with, and leaves what the middleware dispatched for receive")
+    @Test(
+        "send checks what a middleware replaced its action with, and leaves what the middleware dispatched for receive")
     func sendWithMiddleware() async throws {
         struct Shout: Action { var text: String }
         let loud = Middleware<App.State> { action, context, next in

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 /// Issue 13: async stubs that see the action and its context, and actions run for real.
 @Suite("TestStore: async stubs and actions run for real")
@@ -55,7 +55,7 @@ struct TestStoreStubsTests {
         graph.send(after: shuffled) { cards in Deal(cards: cards) }
         store.dispatch(graph)
 
-        try await store.receive(Deal.self) { $0.dealt = [1, 4, 2, 5, 3] }   // Shuffle's own order
+        try await store.receive(Deal.self) { $0.dealt = [1, 4, 2, 5, 3] }  // Shuffle's own order
         #expect(store.calls(to: Shuffle.self).map(\.deck) == [[1, 2, 3, 4, 5]])
         try await store.finish()
     }
@@ -64,7 +64,7 @@ struct TestStoreStubsTests {
     func asyncStubSleepsOnTheClock() async throws {
         let store = TestStore(initialState: Table(), reducer: Self.reducer)
         store.stub(FetchDeck.self) { [clock = store.clock] _, _ in
-            try await clock.sleep(for: .seconds(3))           // a slow server, in virtual time
+            try await clock.sleep(for: .seconds(3))  // a slow server, in virtual time
             return [9]
         }
         var graph = ActionGraph<Table>()
@@ -78,4 +78,3 @@ struct TestStoreStubsTests {
         try await store.finish()
     }
 }
-

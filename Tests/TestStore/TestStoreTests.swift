@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 /// A small app: log in, then load profile and feed in parallel with the token, then show home.
 enum HomeApp {
@@ -135,7 +135,7 @@ struct TestStoreTests {
         let run = store.dispatch(home.graph)
         try await store.receive(App.SetToken.self) { $0.token = "t" }
 
-        try await store.clock.waitForSleepers(1)          // the back-off before the second attempt
+        try await store.clock.waitForSleepers(1)  // the back-off before the second attempt
         await store.clock.advance(by: .seconds(2))
 
         try await store.receive(App.ShowHome.self) {
@@ -191,7 +191,9 @@ struct TestStoreTests {
         _ = await run.wait()
 
         let failure = await #expect(throws: TestStoreFailure.self) { try await store.finish() }
-        #expect(failure?.message.contains("2 action(s) reached the reducer but were not asserted: SetToken, ShowHome") == true)
+        #expect(
+            failure?.message.contains("2 action(s) reached the reducer but were not asserted: SetToken, ShowHome")
+                == true)
     }
 
     @Test("Receiving an action that never comes fails once the work is done, instead of hanging")

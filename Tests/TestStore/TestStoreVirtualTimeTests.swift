@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 /// Issue 13: virtual time passes like real time, deadline by deadline.
 @Suite("VirtualClock: time walks deadline by deadline")
@@ -19,10 +19,10 @@ struct TestStoreVirtualTimeTests {
         try await store.receive(App.SetToken.self) { $0.token = "t" }
         _ = try await feed.nextCall()
 
-        try await store.clock.waitForSleepers(1)              // the 5 s timeout of the first attempt
-        await store.clock.advance(by: .milliseconds(5_100))   // it fires at 5 s; the back-off runs to 5.2 s
+        try await store.clock.waitForSleepers(1)  // the 5 s timeout of the first attempt
+        await store.clock.advance(by: .milliseconds(5_100))  // it fires at 5 s; the back-off runs to 5.2 s
         #expect(feed.calls.count == 1, "the retry came before its back-off ended")
-        await store.clock.advance(by: .milliseconds(100))     // 5.2 s: the second attempt starts
+        await store.clock.advance(by: .milliseconds(100))  // 5.2 s: the second attempt starts
         #expect(try await feed.nextCall() == App.FetchFeed(token: "t"))
         #expect(store.clock.now == VirtualClock.Instant(offset: .milliseconds(5_200)))
 
@@ -45,7 +45,7 @@ struct TestStoreVirtualTimeTests {
         _ = try await feed.nextCall()
 
         try await store.clock.waitForSleepers(1)
-        await store.clock.advance(by: .seconds(6))            // timeout at 5, back-off to 5.2, 2nd attempt
+        await store.clock.advance(by: .seconds(6))  // timeout at 5, back-off to 5.2, 2nd attempt
         _ = try await feed.nextCall()
         #expect(feed.calls.count == 2)
         feed.respond(with: [])
@@ -64,7 +64,7 @@ struct TestStoreVirtualTimeTests {
 
             do {
                 try await store.receive(App.SetToken.self) { $0.token = "t" }
-                try await store.clock.waitForSleepers(1)          // the 200 ms back-off
+                try await store.clock.waitForSleepers(1)  // the 200 ms back-off
                 await store.clock.advance(by: .milliseconds(200))
                 try await store.receive(App.ShowHome.self) {
                     $0.profile = App.Profile(name: "Ada")
@@ -102,7 +102,7 @@ struct TestStoreVirtualTimeTests {
         let sleeper = Task {
             try await clock.sleep(for: .seconds(1))
             log.record("1 s at \(clock.now)")
-            try await clock.sleep(for: .seconds(1))         // starts at +1 s, so ends at +2 s
+            try await clock.sleep(for: .seconds(1))  // starts at +1 s, so ends at +2 s
             log.record("2 s at \(clock.now)")
         }
         try await clock.waitForSleepers(1)
@@ -112,4 +112,3 @@ struct TestStoreVirtualTimeTests {
         #expect(clock.now == VirtualClock.Instant(offset: .seconds(3)))
     }
 }
-

@@ -1,5 +1,5 @@
-import Testing
 import OresRedux
+import Testing
 
 /// Issue 13: every wait of a test store ends, and says what is still in flight.
 @Suite("TestStore: no wait hangs, and a timeout names what is in flight")
@@ -59,15 +59,16 @@ struct TestStoreWaitsTests {
         let failure = try await withDeadline(30, "finish") {
             await #expect(throws: TestStoreFailure.self) { try await store.finish() }
         }
-        #expect(failure?.message.contains("waited 0.15 s for the work in flight to finish") == true,
-                "the store-wide timeout, not the default")
+        #expect(
+            failure?.message.contains("waited 0.15 s for the work in flight to finish") == true,
+            "the store-wide timeout, not the default")
         #expect(failure?.message.contains("asleep on the clock until +9.0 seconds") == true)
     }
 
     @Test("nextCall fails when the held action is never called, and says why")
     func nextCallTimesOut() async throws {
         let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off, timeout: .seconds(1))
-        store.stub(App.LogIn.self, throwing: App.Offline())       // so the feed is never fetched
+        store.stub(App.LogIn.self, throwing: App.Offline())  // so the feed is never fetched
         let feed = store.hold(App.FetchFeed.self)
         store.dispatch(App.home(user: "ada").graph)
 
@@ -113,7 +114,9 @@ struct TestStoreWaitsTests {
     func failureLocation() async throws {
         let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))
         let line = #line + 1
-        let failure = #expect(throws: TestStoreFailure.self) { try store.send(App.SetToken(token: "a")) { $0.token = "b" } }
+        let failure = #expect(throws: TestStoreFailure.self) {
+            try store.send(App.SetToken(token: "a")) { $0.token = "b" }
+        }
         #expect(failure?.fileID == "OresReduxTests/TestStoreWaitsTests.swift")
         #expect(failure?.filePath.hasSuffix("Tests/TestStore/TestStoreWaitsTests.swift") == true)
         #expect(failure?.line == line)

@@ -80,15 +80,16 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     }
 
     #if DEBUG
-    print("warning: a debug build; run with `swift run -c release Benchmarks` for meaningful figures")
+        print("warning: a debug build; run with `swift run -c release Benchmarks` for meaningful figures")
     #endif
     let command = (["swift run -c release Benchmarks"] + arguments).joined(separator: " ")
     let mode = quick ? "quick" : "full"
     let budget = quick ? Budget.quick : Budget.full
     print("OresRedux benchmarks (\(mode)): \(command)")
-    print("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(budget.pairs) pairs per figure, "
-          + "the fastest of \(budget.runsPerSide) runs a side in each pair; "
-          + "ours vs baseline = ratio (IQR, min-max of the per-pair ratios); times are medians")
+    print(
+        "\(ProcessInfo.processInfo.activeProcessorCount) cores; \(budget.pairs) pairs per figure, "
+            + "the fastest of \(budget.runsPerSide) runs a side in each pair; "
+            + "ours vs baseline = ratio (IQR, min-max of the per-pair ratios); times are medians")
     let start = benchClock.now
     let report = Report()
     if groups.contains("graph") { await benchSmallGraphs(report, budget: budget, quick: quick) }

@@ -10,7 +10,10 @@ func largeGraphRun(_ shape: Shape, async: Bool, reducer: Reducer<BenchState>) as
     let report = await store.dispatch(graph).wait()
     let end = benchClock.now
     precondition(report.count == shape.count, "graph run reported \(report.count) of \(shape.count) nodes")
-    if !async { precondition(store.state.count == shape.count, "sync graph applied \(store.state.count) of \(shape.count) nodes") }
+    if !async {
+        precondition(
+            store.state.count == shape.count, "sync graph applied \(store.state.count) of \(shape.count) nodes")
+    }
     return (end - start).nanoseconds / Double(shape.count)
 }
 
@@ -26,7 +29,7 @@ func benchLargeGraphs(_ report: Report, quick: Bool) async {
     for async in [false, true] {
         for kind in Shape.Kind.allCases {
             let shapes = sizes.map { Shape(kind, count: $0) }
-            _ = await largeGraphRun(shapes[0], async: async, reducer: reducer)   // warm-up
+            _ = await largeGraphRun(shapes[0], async: async, reducer: reducer)  // warm-up
             var perNode = Array(repeating: [Double](), count: sizes.count)
             var growth: [Double] = []
             for _ in 0..<repetitions {
@@ -37,14 +40,17 @@ func benchLargeGraphs(_ report: Report, quick: Bool) async {
             }
             let medians = perNode.map { Stats($0).median }
             let ratio = Stats(growth)
-            report.add(GuardRecord(
-                scenario: "\(async ? "async" : "sync") \(kind.rawValue), per node",
-                value: zip(sizes, medians).map { "\(formatCount($0)) \(formatNanoseconds($1))" }.joined(separator: ", ")
-                    + "; \(formatCount(sizes.last!)) / \(formatCount(sizes[0])) = \(formatRatio(ratio.median))"
-                    + " (min-max \(formatRatio(ratio.min))-\(formatRatio(ratio.max)))",
-                note: ""))
-            report.check("flat cost per node, \(async ? "async" : "sync") \(kind.rawValue) (<= 1.5x)",
-                         formatRatio(ratio.median), ratio.median <= 1.5)
+            report.add(
+                GuardRecord(
+                    scenario: "\(async ? "async" : "sync") \(kind.rawValue), per node",
+                    value: zip(sizes, medians).map { "\(formatCount($0)) \(formatNanoseconds($1))" }.joined(
+                        separator: ", ")
+                        + "; \(formatCount(sizes.last!)) / \(formatCount(sizes[0])) = \(formatRatio(ratio.median))"
+                        + " (min-max \(formatRatio(ratio.min))-\(formatRatio(ratio.max)))",
+                    note: ""))
+            report.check(
+                "flat cost per node, \(async ? "async" : "sync") \(kind.rawValue) (<= 1.5x)",
+                formatRatio(ratio.median), ratio.median <= 1.5)
         }
     }
 }
@@ -55,10 +61,11 @@ func taskPerNode(_ shape: Shape) async -> Int {
     tasks.reserveCapacity(shape.count)
     for node in 0..<shape.count {
         let prerequisites = shape.range(of: node).map { tasks[Int(shape.prerequisites[$0])] }
-        tasks.append(Task {
-            for prerequisite in prerequisites { _ = await prerequisite.value }
-            return 1
-        })
+        tasks.append(
+            Task {
+                for prerequisite in prerequisites { _ = await prerequisite.value }
+                return 1
+            })
     }
     var total = 0
     for task in tasks { total &+= await task.value }

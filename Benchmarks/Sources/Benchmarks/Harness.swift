@@ -90,8 +90,10 @@ struct Paired: Codable {
 /// Times `ours` and `baseline` alternately and returns one ratio per pair. A pair is A B A B A B
 /// (B A B A B A for every other pair, so neither side always goes first); each side's fastest run
 /// in the pair gives its time. `body(ops)` must do `ops` operations.
-func comparePaired(_ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
-                   budget: Budget, ours: (Int) async -> Void, baseline: (Int) async -> Void) async -> Paired {
+func comparePaired(
+    _ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
+    budget: Budget, ours: (Int) async -> Void, baseline: (Int) async -> Void
+) async -> Paired {
     func time(_ body: (Int) async -> Void, _ ops: Int) async -> Double {
         let start = benchClock.now
         await body(ops)
@@ -129,17 +131,21 @@ func comparePaired(_ group: String, _ scenario: String, baseline baselineName: S
         ratios.append(a / b)
         differences.append((a - b) / Double(ops))
     }
-    return Paired(group: group, scenario: scenario, baseline: baselineName, unit: unit, operationsPerSample: ops,
-                  ours: Stats(oursSamples), theirs: Stats(theirSamples), ratio: Stats(ratios),
-                  difference: Stats(differences))
+    return Paired(
+        group: group, scenario: scenario, baseline: baselineName, unit: unit, operationsPerSample: ops,
+        ours: Stats(oursSamples), theirs: Stats(theirSamples), ratio: Stats(ratios),
+        difference: Stats(differences))
 }
 
 /// The sync form of ``comparePaired(_:_:baseline:unit:budget:ours:baseline:)``, for bodies with
 /// nothing to await (so no suspension point sits inside the timed loop).
-func comparePairedSync(_ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
-                       budget: Budget, ours: (Int) -> Void, baseline: (Int) -> Void) async -> Paired {
-    await comparePaired(group, scenario, baseline: baselineName, unit: unit, budget: budget,
-                        ours: { ours($0) }, baseline: { baseline($0) })
+func comparePairedSync(
+    _ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
+    budget: Budget, ours: (Int) -> Void, baseline: (Int) -> Void
+) async -> Paired {
+    await comparePaired(
+        group, scenario, baseline: baselineName, unit: unit, budget: budget,
+        ours: { ours($0) }, baseline: { baseline($0) })
 }
 
 // MARK: - A seeded generator, so every run builds the same random graphs
@@ -161,7 +167,7 @@ struct SplitMix64: RandomNumberGenerator {
 // MARK: - Formatting
 
 func flush() {
-    fflush(nil)   // all streams: naming `stdout` is not concurrency-safe in Swift 6
+    fflush(nil)  // all streams: naming `stdout` is not concurrency-safe in Swift 6
 }
 
 func pad(_ text: String, _ width: Int) -> String {

@@ -17,7 +17,8 @@ func peakResidentBytes() -> Int {
 /// Task-per-node baseline) allocates counts. Prints one line: `MEMORY <before> <after build> <after wait>`.
 func memoryProbe(_ arguments: [String]) async -> Int32 {
     guard arguments.count == 3, let kind = Shape.Kind(rawValue: arguments[0]), let size = Int(arguments[1]),
-          ["sync", "async", "tasks"].contains(arguments[2]) else {
+        ["sync", "async", "tasks"].contains(arguments[2])
+    else {
         print("usage: --memory-probe <chain|wide|layered> <nodes> <sync|async|tasks>")
         return 2
     }
@@ -44,7 +45,8 @@ func memoryProbe(_ arguments: [String]) async -> Int32 {
 
 /// Runs one probe in a fresh child process (this same binary, re-executed).
 func runMemoryProbe(kind: Shape.Kind, size: Int, mode: String) -> (before: Int, build: Int, peak: Int)? {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    let executable =
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         ?? CommandLine.arguments[0]
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -60,7 +62,7 @@ func runMemoryProbe(kind: Shape.Kind, size: Int, mode: String) -> (before: Int, 
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0,
-          let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first(where: { $0.hasPrefix("MEMORY ") })
+        let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first(where: { $0.hasPrefix("MEMORY ") })
     else {
         print("memory probe \(kind.rawValue) \(size) \(mode) failed (status \(process.terminationStatus))")
         return nil
@@ -89,7 +91,8 @@ func benchMemory(_ report: Report, quick: Bool) {
         }
     }
     if let worst {
-        report.check("<= 300 B per finished node (\(formatCount(size)), worst shape)",
-                     String(format: "%.0f B/node", worst.bytes) + " (\(worst.name))", worst.bytes <= 300)
+        report.check(
+            "<= 300 B per finished node (\(formatCount(size)), worst shape)",
+            String(format: "%.0f B/node", worst.bytes) + " (\(worst.name))", worst.bytes <= 300)
     }
 }

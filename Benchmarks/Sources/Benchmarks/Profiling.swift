@@ -4,9 +4,11 @@ import OresRedux
 /// baseline, small enough to run under `valgrind --tool=callgrind` (instruction counts: run it with
 /// two counts and divide the difference by the difference of the counts, so start-up cancels out).
 func profileCase(_ arguments: [String]) async -> Int32 {
-    let cases = ["readme", "readme-by-hand", "empty-graph", "one-sync-node", "one-async-node", "task-value",
-                 "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
-                 "graph-sync", "graph-async"]
+    let cases = [
+        "readme", "readme-by-hand", "empty-graph", "one-sync-node", "one-async-node", "task-value",
+        "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
+        "graph-sync", "graph-async",
+    ]
     guard let name = arguments.first, cases.contains(name) else {
         print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
         return 2
@@ -31,7 +33,9 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         for _ in 0..<count { blackhole(await Task { await API.work() }.value) }
     case "dispatch", "notify", "select":
         if name == "notify" { for _ in 0..<10 { subscriptions.append(store.subscribe { blackhole($0.count) }) } }
-        if name == "select" { for _ in 0..<10 { subscriptions.append(store.subscribe({ $0.label }, { blackhole($0) })) } }
+        if name == "select" {
+            for _ in 0..<10 { subscriptions.append(store.subscribe({ $0.label }, { blackhole($0) })) }
+        }
         let action = opaque(Case10(amount: 1))
         for _ in 0..<count { store.dispatch(action) }
     case "combine-first":
@@ -49,7 +53,7 @@ func profileCase(_ arguments: [String]) async -> Int32 {
     default:
         break
     }
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
     print("done: \(name) \(count)")
     return 0
 }

@@ -33,19 +33,21 @@ final class Report {
     func add(_ result: Paired) -> Paired {
         paired.append(result)
         let ratio = result.ratio
-        print(pad(result.scenario, 46) + lpad(formatNanoseconds(result.ours.median), 10) + "  vs "
-              + pad(result.baseline, 34) + lpad(formatNanoseconds(result.theirs.median), 10)
-              + "  = " + lpad(formatRatio(ratio.median), 6)
-              + "  (IQR \(formatRatio(ratio.lowerQuartile))-\(formatRatio(ratio.upperQuartile)), "
-              + "min-max \(formatRatio(ratio.min))-\(formatRatio(ratio.max)))")
+        print(
+            pad(result.scenario, 46) + lpad(formatNanoseconds(result.ours.median), 10) + "  vs "
+                + pad(result.baseline, 34) + lpad(formatNanoseconds(result.theirs.median), 10)
+                + "  = " + lpad(formatRatio(ratio.median), 6)
+                + "  (IQR \(formatRatio(ratio.lowerQuartile))-\(formatRatio(ratio.upperQuartile)), "
+                + "min-max \(formatRatio(ratio.min))-\(formatRatio(ratio.max)))")
         flush()
         return result
     }
 
     func add(_ record: AllocationRecord) {
         allocations.append(record)
-        print(pad(record.scenario, 46) + lpad(String(format: "%.1f", record.ours), 10) + "  vs "
-              + pad(record.baseline, 34) + lpad(String(format: "%.1f", record.theirs), 10) + "  allocations per run")
+        print(
+            pad(record.scenario, 46) + lpad(String(format: "%.1f", record.ours), 10) + "  vs "
+                + pad(record.baseline, 34) + lpad(String(format: "%.1f", record.theirs), 10) + "  allocations per run")
         flush()
     }
 
@@ -72,26 +74,30 @@ final class Report {
     func printMarkdown(command: String) {
         section("Markdown for the README")
         print("")
-        print("Produced by `\(command)` (\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-              + "\(buildKind) build). Ours and the baseline run alternately in one process; each "
-              + "pair of samples (the fastest of three runs a side) gives one ratio, ours / baseline: "
-              + "the median, then the interquartile range. Times are medians.")
+        print(
+            "Produced by `\(command)` (\(ProcessInfo.processInfo.activeProcessorCount) cores, "
+                + "\(buildKind) build). Ours and the baseline run alternately in one process; each "
+                + "pair of samples (the fastest of three runs a side) gives one ratio, ours / baseline: "
+                + "the median, then the interquartile range. Times are medians.")
         print("")
         print("| scenario | OresRedux | baseline | ratio (median, IQR) |")
         print("|---|---|---|---|")
         for result in paired {
             let ratio = result.ratio
-            print("| \(result.scenario) | \(formatNanoseconds(result.ours.median)) "
-                  + "| \(result.baseline) \(formatNanoseconds(result.theirs.median)) "
-                  + "| \(formatRatio(ratio.median)) (\(formatRatio(ratio.lowerQuartile))-\(formatRatio(ratio.upperQuartile))) |")
+            print(
+                "| \(result.scenario) | \(formatNanoseconds(result.ours.median)) "
+                    + "| \(result.baseline) \(formatNanoseconds(result.theirs.median)) "
+                    + "| \(formatRatio(ratio.median)) (\(formatRatio(ratio.lowerQuartile))-\(formatRatio(ratio.upperQuartile))) |"
+            )
         }
         if !allocations.isEmpty {
             print("")
             print("| allocations per run | OresRedux | baseline |")
             print("|---|---|---|")
             for record in allocations {
-                print("| \(record.scenario) | \(String(format: "%.1f", record.ours)) "
-                      + "| \(record.baseline) \(String(format: "%.1f", record.theirs)) |")
+                print(
+                    "| \(record.scenario) | \(String(format: "%.1f", record.ours)) "
+                        + "| \(record.baseline) \(String(format: "%.1f", record.theirs)) |")
             }
         }
         if !guards.isEmpty {
@@ -107,9 +113,9 @@ final class Report {
 
     var buildKind: String {
         #if DEBUG
-        "debug"
+            "debug"
         #else
-        "release"
+            "release"
         #endif
     }
 
@@ -130,10 +136,11 @@ final class Report {
             var guards: [GuardRecord]
             var targets: [Target]
         }
-        let document = Document(mode: mode, build: buildKind, cores: ProcessInfo.processInfo.activeProcessorCount,
-                                wallSeconds: seconds, allocationCounting: allocation_counter_available() != 0,
-                                paired: paired, allocations: allocations, guards: guards,
-                                targets: targets.map { Target(target: $0.target, measured: $0.measured, met: $0.pass) })
+        let document = Document(
+            mode: mode, build: buildKind, cores: ProcessInfo.processInfo.activeProcessorCount,
+            wallSeconds: seconds, allocationCounting: allocation_counter_available() != 0,
+            paired: paired, allocations: allocations, guards: guards,
+            targets: targets.map { Target(target: $0.target, measured: $0.measured, met: $0.pass) })
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

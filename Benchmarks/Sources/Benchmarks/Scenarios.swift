@@ -7,37 +7,45 @@ func benchSmallGraphs(_ report: Report, budget: Budget, quick: Bool) async {
     report.section("Small graphs, built and run each time, against the same calls by hand (time per run)")
 
     let app = Store(initialState: AppState(), reducer: appReducer)
-    let readme = report.add(await comparePaired(
-        "graph", "README log-in graph", baseline: "async let + dispatch", budget: budget,
-        ours: { ops in for _ in 0..<ops { await readmeRun(app) } },
-        baseline: { ops in for _ in 0..<ops { await readmeByHand(app) } }))
+    let readme = report.add(
+        await comparePaired(
+            "graph", "README log-in graph", baseline: "async let + dispatch", budget: budget,
+            ours: { ops in for _ in 0..<ops { await readmeRun(app) } },
+            baseline: { ops in for _ in 0..<ops { await readmeByHand(app) } }))
     report.check("README graph <= 2x hand-written", formatRatio(readme.ratio.median), readme.ratio.median <= 2)
 
     let store = Store(initialState: BenchState(), reducer: incrementReducer)
-    let empty = report.add(await comparePaired(
-        "graph", "empty graph", baseline: "one store.dispatch", budget: budget,
-        ours: { ops in for _ in 0..<ops { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) } },
-        baseline: { ops in for _ in 0..<ops { store.dispatch(Increment(amount: 1)) } }))
+    let empty = report.add(
+        await comparePaired(
+            "graph", "empty graph", baseline: "one store.dispatch", budget: budget,
+            ours: { ops in for _ in 0..<ops { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) }
+            },
+            baseline: { ops in for _ in 0..<ops { store.dispatch(Increment(amount: 1)) } }))
     report.check("empty graph <= 5x a dispatch", formatRatio(empty.ratio.median), empty.ratio.median <= 5)
 
-    let oneSync = report.add(await comparePaired(
-        "graph", "one sync node", baseline: "one store.dispatch", budget: budget,
-        ours: { ops in for _ in 0..<ops { blackhole(await store.dispatch(oneSyncNodeGraph()).wait().count) } },
-        baseline: { ops in for _ in 0..<ops { store.dispatch(Increment(amount: 1)) } }))
+    let oneSync = report.add(
+        await comparePaired(
+            "graph", "one sync node", baseline: "one store.dispatch", budget: budget,
+            ours: { ops in for _ in 0..<ops { blackhole(await store.dispatch(oneSyncNodeGraph()).wait().count) } },
+            baseline: { ops in for _ in 0..<ops { store.dispatch(Increment(amount: 1)) } }))
     report.check("one-sync-node graph <= 5x a dispatch", formatRatio(oneSync.ratio.median), oneSync.ratio.median <= 5)
 
-    report.add(await comparePaired(
-        "graph", "one async node, value(of:)", baseline: "Task { }.value", budget: budget,
-        ours: { ops in for _ in 0..<ops { await oneAsyncNodeRun(store) } },
-        baseline: { ops in for _ in 0..<ops { blackhole(await Task { await API.work() }.value) } }))
+    report.add(
+        await comparePaired(
+            "graph", "one async node, value(of:)", baseline: "Task { }.value", budget: budget,
+            ours: { ops in for _ in 0..<ops { await oneAsyncNodeRun(store) } },
+            baseline: { ops in for _ in 0..<ops { blackhole(await Task { await API.work() }.value) } }))
 
     let sizes = quick ? [3, 10, 20] : [3, 5, 10, 20]
     for shape in SmallShape.allCases {
         for nodes in sizes {
-            report.add(await comparePaired(
-                "graph", "\(shape.rawValue), \(nodes) nodes", baseline: "by hand + dispatch", budget: budget,
-                ours: { ops in for _ in 0..<ops { blackhole(await store.dispatch(shape.graph(nodes: nodes)).wait().count) } },
-                baseline: { ops in for _ in 0..<ops { await shape.byHand(nodes: nodes, store) } }))
+            report.add(
+                await comparePaired(
+                    "graph", "\(shape.rawValue), \(nodes) nodes", baseline: "by hand + dispatch", budget: budget,
+                    ours: { ops in
+                        for _ in 0..<ops { blackhole(await store.dispatch(shape.graph(nodes: nodes)).wait().count) }
+                    },
+                    baseline: { ops in for _ in 0..<ops { await shape.byHand(nodes: nodes, store) } }))
         }
     }
 }
@@ -78,31 +86,39 @@ func benchAllocations(_ report: Report, quick: Bool) async {
     let runs = quick ? 2_000 : 20_000
     let app = Store(initialState: AppState(), reducer: appReducer)
     let store = Store(initialState: BenchState(), reducer: incrementReducer)
-    func compare(_ scenario: String, _ baseline: String,
-                 _ ours: (Int) async -> Void, _ theirs: (Int) async -> Void) async -> AllocationRecord {
-        let record = AllocationRecord(scenario: scenario, baseline: baseline,
-                                      ours: await allocationsPerOperation(runs, ours),
-                                      theirs: await allocationsPerOperation(runs, theirs))
+    func compare(
+        _ scenario: String, _ baseline: String,
+        _ ours: (Int) async -> Void, _ theirs: (Int) async -> Void
+    ) async -> AllocationRecord {
+        let record = AllocationRecord(
+            scenario: scenario, baseline: baseline,
+            ours: await allocationsPerOperation(runs, ours),
+            theirs: await allocationsPerOperation(runs, theirs))
         report.add(record)
         return record
     }
-    let readme = await compare("README log-in graph", "async let + dispatch",
-                               { for _ in 0..<$0 { await readmeRun(app) } },
-                               { for _ in 0..<$0 { await readmeByHand(app) } })
+    let readme = await compare(
+        "README log-in graph", "async let + dispatch",
+        { for _ in 0..<$0 { await readmeRun(app) } },
+        { for _ in 0..<$0 { await readmeByHand(app) } })
     report.check("README graph <= 15 allocations per run", String(format: "%.1f", readme.ours), readme.ours <= 15)
-    _ = await compare("empty graph", "one store.dispatch",
-                      { for _ in 0..<$0 { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) } },
-                      { for _ in 0..<$0 { store.dispatch(Increment(amount: 1)) } })
-    _ = await compare("one sync node", "one store.dispatch",
-                      { for _ in 0..<$0 { blackhole(await store.dispatch(oneSyncNodeGraph()).wait().count) } },
-                      { for _ in 0..<$0 { store.dispatch(Increment(amount: 1)) } })
-    _ = await compare("one async node, value(of:)", "Task { }.value",
-                      { for _ in 0..<$0 { await oneAsyncNodeRun(store) } },
-                      { for _ in 0..<$0 { blackhole(await Task { await API.work() }.value) } })
+    _ = await compare(
+        "empty graph", "one store.dispatch",
+        { for _ in 0..<$0 { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) } },
+        { for _ in 0..<$0 { store.dispatch(Increment(amount: 1)) } })
+    _ = await compare(
+        "one sync node", "one store.dispatch",
+        { for _ in 0..<$0 { blackhole(await store.dispatch(oneSyncNodeGraph()).wait().count) } },
+        { for _ in 0..<$0 { store.dispatch(Increment(amount: 1)) } })
+    _ = await compare(
+        "one async node, value(of:)", "Task { }.value",
+        { for _ in 0..<$0 { await oneAsyncNodeRun(store) } },
+        { for _ in 0..<$0 { blackhole(await Task { await API.work() }.value) } })
     let combined = combinedTwentyCases()
     let handWritten = handWrittenTwentyCases()
-    _ = await compare("20-case combine, last case", "if let ... as? chain",
-                      { reduce(combined, Case20(amount: 1), $0) }, { reduce(handWritten, Case20(amount: 1), $0) })
+    _ = await compare(
+        "20-case combine, last case", "if let ... as? chain",
+        { reduce(combined, Case20(amount: 1), $0) }, { reduce(handWritten, Case20(amount: 1), $0) })
 }
 
 // MARK: - Reducers
@@ -119,28 +135,36 @@ func benchReducers(_ report: Report, budget: Budget) async {
     report.section("Reducers (time per call)")
     let combined = opaque(combinedTwentyCases())
     let handWritten = opaque(handWrittenTwentyCases())
-    let cases: [(String, any Action)] = [("first case", Case1(amount: 1)), ("middle case", Case10(amount: 1)),
-                                         ("last case", Case20(amount: 1)), ("no case", Unhandled(amount: 1))]
+    let cases: [(String, any Action)] = [
+        ("first case", Case1(amount: 1)), ("middle case", Case10(amount: 1)),
+        ("last case", Case20(amount: 1)), ("no case", Unhandled(amount: 1)),
+    ]
     for (name, action) in cases {
         let action = opaque(action)
-        let result = report.add(await comparePairedSync(
-            "reducer", "20-case combine, \(name) matches", baseline: "if let ... as? chain", budget: budget,
-            ours: { reduce(combined, action, $0) }, baseline: { reduce(handWritten, action, $0) }))
+        let result = report.add(
+            await comparePairedSync(
+                "reducer", "20-case combine, \(name) matches", baseline: "if let ... as? chain", budget: budget,
+                ours: { reduce(combined, action, $0) }, baseline: { reduce(handWritten, action, $0) }))
         if name == "first case" || name == "last case" {
-            report.check("20-case combine <= hand-written chain, \(name)", formatRatio(result.ratio.median),
-                         result.ratio.median <= 1)
+            report.check(
+                "20-case combine <= hand-written chain, \(name)", formatRatio(result.ratio.median),
+                result.ratio.median <= 1)
         }
     }
     let single = opaque(Reducer<BenchState>.on(Case1.self) { $0.count &+= $1.amount })
-    let singleByHand = opaque(Reducer<BenchState> { state, action in
-        if let action = action as? Case1 { state.count &+= action.amount }
-    })
-    report.add(await comparePairedSync(
-        "reducer", "one .on, matching", baseline: "one if let ... as?", budget: budget,
-        ours: { reduce(single, Case1(amount: 1), $0) }, baseline: { reduce(singleByHand, Case1(amount: 1), $0) }))
-    report.add(await comparePairedSync(
-        "reducer", "one .on, not matching", baseline: "one if let ... as?", budget: budget,
-        ours: { reduce(single, Unhandled(amount: 1), $0) }, baseline: { reduce(singleByHand, Unhandled(amount: 1), $0) }))
+    let singleByHand = opaque(
+        Reducer<BenchState> { state, action in
+            if let action = action as? Case1 { state.count &+= action.amount }
+        })
+    report.add(
+        await comparePairedSync(
+            "reducer", "one .on, matching", baseline: "one if let ... as?", budget: budget,
+            ours: { reduce(single, Case1(amount: 1), $0) }, baseline: { reduce(singleByHand, Case1(amount: 1), $0) }))
+    report.add(
+        await comparePairedSync(
+            "reducer", "one .on, not matching", baseline: "one if let ... as?", budget: budget,
+            ours: { reduce(single, Unhandled(amount: 1), $0) },
+            baseline: { reduce(singleByHand, Unhandled(amount: 1), $0) }))
 }
 
 // MARK: - Dispatch through a store
@@ -153,8 +177,10 @@ func benchDispatch(_ report: Report, budget: Budget) async {
         let store = Store(initialState: BenchState(), reducer: reducer)
         var subscriptions: [Subscription] = []
         for _ in 0..<subscribers {
-            subscriptions.append(select ? store.subscribe({ $0.label }, { blackhole($0) })
-                                        : store.subscribe { blackhole($0.count) })
+            subscriptions.append(
+                select
+                    ? store.subscribe({ $0.label }, { blackhole($0) })
+                    : store.subscribe { blackhole($0.count) })
         }
         return (store, subscriptions)
     }
@@ -164,23 +190,28 @@ func benchDispatch(_ report: Report, budget: Budget) async {
     let (bare, _) = store(subscribers: 0)
     for subscribers in [0, 1, 10] {
         let (subscribed, subscriptions) = store(subscribers: subscribers)
-        report.add(await comparePairedSync(
-            "dispatch", "dispatch, \(subscribers) subscribers", baseline: "the reducer in a bare loop", budget: budget,
-            ours: { dispatch(subscribed, $0) }, baseline: { reduce(reducer, action, $0) }))
-        subscriptions.forEach { $0.cancel() }
+        report.add(
+            await comparePairedSync(
+                "dispatch", "dispatch, \(subscribers) subscribers", baseline: "the reducer in a bare loop",
+                budget: budget,
+                ours: { dispatch(subscribed, $0) }, baseline: { reduce(reducer, action, $0) }))
+        for subscription in subscriptions { subscription.cancel() }
     }
     for select in [false, true] {
         let (subscribed, subscriptions) = store(subscribers: 10, select: select)
-        let result = report.add(await comparePairedSync(
-            "dispatch", select ? "dispatch, 10 unchanged selects" : "dispatch, 10 subscribers, against none",
-            baseline: "dispatch, no subscriber", budget: budget,
-            ours: { dispatch(subscribed, $0) }, baseline: { dispatch(bare, $0) }))
+        let result = report.add(
+            await comparePairedSync(
+                "dispatch", select ? "dispatch, 10 unchanged selects" : "dispatch, 10 subscribers, against none",
+                baseline: "dispatch, no subscriber", budget: budget,
+                ours: { dispatch(subscribed, $0) }, baseline: { dispatch(bare, $0) }))
         let difference = result.difference
-        report.add(GuardRecord(scenario: select ? "unchanged select, per subscriber" : "notify, per subscriber",
-                               value: formatNanoseconds(difference.median / 10)
-                                   + " (IQR \(formatNanoseconds(difference.lowerQuartile / 10))"
-                                   + "-\(formatNanoseconds(difference.upperQuartile / 10)))",
-                               note: "(dispatch with 10 - dispatch with none) / 10, per pair"))
-        subscriptions.forEach { $0.cancel() }
+        report.add(
+            GuardRecord(
+                scenario: select ? "unchanged select, per subscriber" : "notify, per subscriber",
+                value: formatNanoseconds(difference.median / 10)
+                    + " (IQR \(formatNanoseconds(difference.lowerQuartile / 10))"
+                    + "-\(formatNanoseconds(difference.upperQuartile / 10)))",
+                note: "(dispatch with 10 - dispatch with none) / 10, per pair"))
+        for subscription in subscriptions { subscription.cancel() }
     }
 }

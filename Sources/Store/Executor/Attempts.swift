@@ -28,10 +28,12 @@ enum Attempts {
     ///   - mayStart: asked right before each attempt calls `operation`; `false` (the run was
     ///     cancelled) ends the attempts with `CancellationError` without calling it.
     /// - Returns: the last attempt's result and how many attempts were made.
-    static func run<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value,
-                                     mayStart: @escaping @Sendable () -> Bool,
-                                     timeout: Duration?, retry: RetryPolicy,
-                                     clock: any Clock<Duration>) async -> (Result<Value, any Error>, attempts: Int) {
+    static func run<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        mayStart: @escaping @Sendable () -> Bool,
+        timeout: Duration?, retry: RetryPolicy,
+        clock: any Clock<Duration>
+    ) async -> (Result<Value, any Error>, attempts: Int) {
         let gated: @Sendable () async throws -> Value = {
             guard mayStart() else { throw CancellationError() }
             return try await operation()
@@ -47,7 +49,8 @@ enum Attempts {
                 return (.success(try await gated()), attempt)
             } catch {
                 guard attempt < retry.maxAttempts, !Task.isCancelled, !(error is CancellationError),
-                      retry.shouldRetry(error) else {
+                    retry.shouldRetry(error)
+                else {
                     return (.failure(error), attempt)
                 }
                 let delay = retry.backoff.delay(beforeRetry: attempt)
@@ -61,8 +64,10 @@ enum Attempts {
     /// The operation's result, or ``GraphError/timedOut(after:)`` once `timeout` passed on `clock`,
     /// whichever comes first; the loser is cancelled. Unlike a task group, it returns at the deadline
     /// even when the operation ignores cancellation.
-    static func withTimeout<Value: Sendable>(_ timeout: Duration, clock: any Clock<Duration>,
-                                             _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    static func withTimeout<Value: Sendable>(
+        _ timeout: Duration, clock: any Clock<Duration>,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         try await Race.first(operation) { race in
             Task {
                 do {
@@ -76,7 +81,9 @@ enum Attempts {
     /// The operation's result, or `CancellationError` as soon as the calling task is cancelled, without
     /// waiting for the operation (a join's work belongs to whoever started it, and may never look at
     /// this task's cancellation).
-    static func untilCancelled<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    static func untilCancelled<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) async throws
+        -> Value
+    {
         try await Race.first(operation) { _ in nil }
     }
 }
@@ -94,8 +101,10 @@ final class Race<Value: Sendable>: Sendable {
 
     private let state = LockedValue(Racing())
 
-    static func first(_ operation: @escaping @Sendable () async throws -> Value,
-                      rivals: (Race) -> Task<Void, Never>?) async throws -> Value {
+    static func first(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        rivals: (Race) -> Task<Void, Never>?
+    ) async throws -> Value {
         let race = Race()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -134,7 +143,8 @@ final class Race<Value: Sendable>: Sendable {
     }
 
     func finish(_ result: Result<Value, any Error>) {
-        let (continuation, losers) = state.withLock { racing -> (CheckedContinuation<Value, any Error>?, [Task<Void, Never>]) in
+        let (continuation, losers) = state.withLock {
+            racing -> (CheckedContinuation<Value, any Error>?, [Task<Void, Never>]) in
             guard !racing.isFinished else { return (nil, []) }
             racing.isFinished = true
             defer {

@@ -47,8 +47,10 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     let retriedAttempts: [Int: Int]
     let finishedAt: Duration?
 
-    init<State>(graph: ActionGraph<State>, nodes: [RunNodeState],
-                errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?) {
+    init<State>(
+        graph: ActionGraph<State>, nodes: [RunNodeState],
+        errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?
+    ) {
         self.graph = GraphShape(graph)
         self.nodes = nodes
         self.errors = errors
@@ -64,19 +66,21 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     /// The entry of the node at `index`.
     public subscript(index: Int) -> Entry {
         let node = nodes[index]
-        let outcome: OutcomeKind? = switch node.status {
-        case .succeeded: .succeeded
-        case .failed: .failed
-        case .skipped: .skipped
-        case .cancelled: .cancelled
-        case .waiting, .ready, .running: nil
-        }
+        let outcome: OutcomeKind? =
+            switch node.status {
+            case .succeeded: .succeeded
+            case .failed: .failed
+            case .skipped: .skipped
+            case .cancelled: .cancelled
+            case .waiting, .ready, .running: nil
+            }
         let attempts = node.start == nil ? 0 : (retriedAttempts[index] ?? 1)
-        return Entry(index: index, label: graph.label(index), kind: graph.kind(index),
-                     prerequisites: graph.prerequisites(index),
-                     outcome: outcome, error: errors[index],
-                     start: node.start, end: node.end,
-                     attempts: attempts)
+        return Entry(
+            index: index, label: graph.label(index), kind: graph.kind(index),
+            prerequisites: graph.prerequisites(index),
+            outcome: outcome, error: errors[index],
+            start: node.start, end: node.end,
+            attempts: attempts)
     }
 
     /// The entry of `node`.
@@ -113,14 +117,17 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         var rows = [["#", "node", "kind", "outcome", "start", "duration", "tries", "prerequisites", "note"]]
         for entry in self {
             rows.append([
-                String(entry.index), Self.oneLine(entry.label), entry.kind.rawValue, entry.outcome?.rawValue ?? "running",
+                String(entry.index), Self.oneLine(entry.label), entry.kind.rawValue,
+                entry.outcome?.rawValue ?? "running",
                 entry.start.map(Self.format) ?? "-", entry.duration.map(Self.format) ?? "-",
                 String(entry.attempts), entry.prerequisites.map(String.init).joined(separator: ", "),
                 entry.error.map { Self.oneLine(String(describing: $0)) } ?? "",
             ])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
-        for row in rows { for (column, cell) in row.enumerated() { widths[column] = Swift.max(widths[column], cell.count) } }
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = Swift.max(widths[column], cell.count) }
+        }
         var lines = rows.map { row in
             row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)

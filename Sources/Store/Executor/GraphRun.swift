@@ -39,15 +39,18 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Registers the run with its store (so that releasing the store cancels it) and starts it.
     func start() {
         guard let id = core.register(cancel: { [weak self] in self?.cancel() }) else {
-            core.report(.dispatchAfterRelease, "a graph of \(graph.count) nodes was dispatched after its store was released; it was cancelled.")
+            core.report(
+                .dispatchAfterRelease,
+                "a graph of \(graph.count) nodes was dispatched after its store was released; it was cancelled.")
             cancel()
             return
         }
         let now = elapsed()
-        perform(protected.withLock { protected in
-            protected.registration = id
-            return protected.handle { $0.start(now: now) }
-        })
+        perform(
+            protected.withLock { protected in
+                protected.registration = id
+                return protected.handle { $0.start(now: now) }
+            })
     }
 
     // MARK: Public
@@ -93,7 +96,8 @@ public final class GraphRun<State: Sendable>: Sendable {
             case .failed: return .failed(machine.errors[node.index] ?? GraphError.skipped)
             case .skipped: return .skipped
             case .cancelled: return .cancelled
-            case .waiting, .ready, .running: preconditionFailure("OresRedux: node #\(node.index) was woken before it ended")
+            case .waiting, .ready, .running:
+                preconditionFailure("OresRedux: node #\(node.index) was woken before it ended")
             }
         }
     }
@@ -114,9 +118,10 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
         let machine = protected.withLock { $0.machine }
-        return GraphReport(graph: graph, nodes: machine.nodes, errors: machine.errors,
-                           retriedAttempts: machine.retriedAttempts,
-                           finishedAt: machine.isFinished ? machine.lastEnd : nil)
+        return GraphReport(
+            graph: graph, nodes: machine.nodes, errors: machine.errors,
+            retriedAttempts: machine.retriedAttempts,
+            finishedAt: machine.isFinished ? machine.lastEnd : nil)
     }
 
     // MARK: Sync nodes (called by the store's pipeline, with the pipeline lock held)
@@ -128,23 +133,25 @@ public final class GraphRun<State: Sendable>: Sendable {
         var step = nextItem()
         while case .apply(let item) = step {
             if let action = action(for: item) {
-                let admit: (@Sendable () -> Bool)? = if case .fallback = item {
-                    { [self] in protected.withLock { $0.machine.mayApplyFallback } }
-                } else {
-                    nil
-                }
+                let admit: (@Sendable () -> Bool)? =
+                    if case .fallback = item {
+                        { [self] in protected.withLock { $0.machine.mayApplyFallback } }
+                    } else {
+                        nil
+                    }
                 core.apply(action, admit: admit)
             }
             let now = elapsed()
             let queuedWork = core.hasQueuedWork
             var next = Machine.SyncStep.idle
-            perform(protected.withLock { protected in
-                protected.handle { machine in
-                    let (effects, step) = machine.syncItemApplied(item, now: now, queuedWork: queuedWork)
-                    next = step
-                    return effects
-                }
-            })
+            perform(
+                protected.withLock { protected in
+                    protected.handle { machine in
+                        let (effects, step) = machine.syncItemApplied(item, now: now, queuedWork: queuedWork)
+                        next = step
+                        return effects
+                    }
+                })
             step = next
         }
         if step == .yield { core.requeue(self) }
@@ -222,10 +229,11 @@ public final class GraphRun<State: Sendable>: Sendable {
             operation, mayStart: { [self] in protected.withLock { $0.machine.mayRun(node) } },
             timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
         let now = elapsed()
-        perform(protected.withLock { protected in
-            protected.tasks[node] = nil
-            return protected.handle { $0.asyncFinished(node, result, attempts: attempts, now: now) }
-        })
+        perform(
+            protected.withLock { protected in
+                protected.tasks[node] = nil
+                return protected.handle { $0.asyncFinished(node, result, attempts: attempts, now: now) }
+            })
     }
 
     // MARK: Effects
@@ -267,8 +275,10 @@ private struct Protected {
     }
 
     /// Registers `continuation`; returns it back when the machine says it need not wait.
-    mutating func wait(_ continuation: CheckedContinuation<Void, Never>,
-                       _ event: (inout RunStateMachine, RunStateMachine.Waiter) -> RunStateMachine.Waiter?) -> CheckedContinuation<Void, Never>? {
+    mutating func wait(
+        _ continuation: CheckedContinuation<Void, Never>,
+        _ event: (inout RunStateMachine, RunStateMachine.Waiter) -> RunStateMachine.Waiter?
+    ) -> CheckedContinuation<Void, Never>? {
         nextWaiter += 1
         if event(&machine, nextWaiter) != nil { return continuation }
         waiters[nextWaiter] = continuation
@@ -287,7 +297,9 @@ extension StoreCore {
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
         let run = GraphRun(core: self, graph: graph)
         if let context = PureCall.current {
-            report(.dispatchFromReducer, "a graph of \(graph.count) nodes was dispatched from \(context); it was cancelled.")
+            report(
+                .dispatchFromReducer,
+                "a graph of \(graph.count) nodes was dispatched from \(context); it was cancelled.")
             run.cancel()
             return run
         }

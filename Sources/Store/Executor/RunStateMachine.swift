@@ -109,8 +109,10 @@ struct RunStateMachine {
     ///     prerequisites are all added before it.
     ///   - nodesWithFallback: the nodes that send a fallback action when they fail.
     ///   - problems: nodes built with bad input; each fails with its error when the run starts.
-    init(isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
-         nodesWithFallback: Set<Int> = [], problems: [Int: any Error] = [:]) {
+    init(
+        isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
+        nodesWithFallback: Set<Int> = [], problems: [Int: any Error] = [:]
+    ) {
         let count = isSync.count
         precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
         var nodes: [NodeState] = []
@@ -121,8 +123,9 @@ struct RunStateMachine {
             let end = prerequisiteEnds[node]
             nodes.append(NodeState(isSync: isSync[node], remaining: end - first))
             for prerequisite in prerequisites[first..<end] {
-                precondition(prerequisite >= 0 && prerequisite < node,
-                             "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
+                precondition(
+                    prerequisite >= 0 && prerequisite < node,
+                    "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
                 starts[prerequisite + 1] += 1
             }
             first = end
@@ -230,8 +233,10 @@ struct RunStateMachine {
 
     /// An async node ended after `attempts` attempts, with its response (`nil` for `Void`) or its
     /// error. Ignored when the node was cancelled meanwhile.
-    mutating func asyncFinished(_ node: Int, _ result: Result<(any Sendable)?, any Error>, attempts: Int,
-                                now: Duration) -> Effects {
+    mutating func asyncFinished(
+        _ node: Int, _ result: Result<(any Sendable)?, any Error>, attempts: Int,
+        now: Duration
+    ) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard nodes[node].status == .running, phase == .running else { return effects }
@@ -371,7 +376,8 @@ struct RunStateMachine {
 
     private mutating func checkFinished(_ effects: inout Effects) {
         guard phase == .running || phase == .cancelled,
-              terminalCount == nodes.count, pendingFallbacks == 0, itemInHand == nil else { return }
+            terminalCount == nodes.count, pendingFallbacks == 0, itemInHand == nil
+        else { return }
         phase = .finished
         effects.finished = true
         effects.resume += finishWaiters

@@ -13,8 +13,10 @@ extension Store {
     ///     state whenever the main actor gets to it, skipping those it superseded.
     ///   - observer: runs on the main actor; it may dispatch.
     /// - Returns: the subscription; once it is cancelled on the main actor, no further call is made.
-    public func subscribeOnMainActor(coalescing: Bool = false,
-                                     _ observer: @escaping @MainActor @Sendable (State) -> Void) -> Subscription {
+    public func subscribeOnMainActor(
+        coalescing: Bool = false,
+        _ observer: @escaping @MainActor @Sendable (State) -> Void
+    ) -> Subscription {
         deliverOnMainActor(coalescing: coalescing, filter: { _ in true }, transform: { $0 }, observer)
     }
 
@@ -30,8 +32,9 @@ extension Store {
         _ observer: @escaping @MainActor @Sendable (Value) -> Void
     ) -> Subscription {
         let last = SelectedValue<Value>()
-        return deliverOnMainActor(coalescing: coalescing, filter: { last.update(select($0)) },
-                                  transform: select, observer)
+        return deliverOnMainActor(
+            coalescing: coalescing, filter: { last.update(select($0)) },
+            transform: select, observer)
     }
 
     private func deliverOnMainActor<Value: Sendable>(
@@ -42,9 +45,10 @@ extension Store {
     ) -> Subscription {
         let (stream, continuation) = AsyncStream<Value>.makeStream(
             bufferingPolicy: coalescing ? .bufferingNewest(1) : .unbounded)
-        let source = core.subscribe(receive: { state in
-            if filter(state) { continuation.yield(transform(state)) }
-        }, onStoreClosed: { continuation.finish() })
+        let source = core.subscribe(
+            receive: { state in
+                if filter(state) { continuation.yield(transform(state)) }
+            }, onStoreClosed: { continuation.finish() })
         let ended = LockedValue(false)
         // One task consumes the stream, so deliveries keep the order in which states were committed.
         let delivery = Task { @MainActor in

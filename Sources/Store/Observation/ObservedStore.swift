@@ -50,8 +50,10 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, 
         self.init(store, select: select, isEqual: { $0 == $1 })
     }
 
-    private init(_ store: Store<State>, select: @escaping @Sendable (State) -> Value,
-                 isEqual: (@Sendable (Value, Value) -> Bool)?) {
+    private init(
+        _ store: Store<State>, select: @escaping @Sendable (State) -> Value,
+        isEqual: (@Sendable (Value, Value) -> Bool)?
+    ) {
         self.store = store
         self.isEqual = isEqual
         self.mirrored = LockedValue(Mirrored(value: select(store.state)))

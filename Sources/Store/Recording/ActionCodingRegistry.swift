@@ -41,8 +41,9 @@ public struct ActionCodingRegistry: Sendable {
         let name = name ?? String(describing: type)
         let identifier = ObjectIdentifier(type)
         if let existing = byName[name] {
-            precondition(existing.type == identifier,
-                         "OresRedux: the action name \"\(name)\" is registered for two types; pass `as:` to tell them apart")
+            precondition(
+                existing.type == identifier,
+                "OresRedux: the action name \"\(name)\" is registered for two types; pass `as:` to tell them apart")
         }
         byName[name] = Coding(
             name: name, type: identifier,
@@ -73,7 +74,8 @@ public struct ActionCodingRegistry: Sendable {
     static func from(_ userInfo: [CodingUserInfoKey: Any]) throws -> ActionCodingRegistry {
         guard let registry = userInfo[userInfoKey] as? ActionCodingRegistry else {
             throw ActionCodingError.invalidDocument(
-                "recorded actions can only be coded by ActionRecording.jsonData(using:) and ActionRecording(jsonData:using:)")
+                "recorded actions can only be coded by ActionRecording.jsonData(using:) and ActionRecording(jsonData:using:)"
+            )
         }
         return registry
     }

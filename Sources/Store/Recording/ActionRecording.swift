@@ -44,8 +44,9 @@ public struct ActionRecording: Sendable, RandomAccessCollection {
     /// final state), without keeping the states in between.
     /// - Precondition: `0 <= steps <= count`.
     public func state<State>(afterSteps steps: Int, from initialState: State, reducer: Reducer<State>) -> State {
-        precondition(steps >= 0 && steps <= actions.count,
-                     "OresRedux: asked for the state after \(steps) steps of a record of \(actions.count)")
+        precondition(
+            steps >= 0 && steps <= actions.count,
+            "OresRedux: asked for the state after \(steps) steps of a record of \(actions.count)")
         var state = initialState
         for entry in actions[..<steps] { reducer(&state, entry.action) }
         return state

@@ -45,8 +45,10 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
     ///   - line: the same place's line (filled in for you).
     ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if no call comes in time, listing what is in flight.
-    public func nextCall(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
-                         line: Int = #line, column: Int = #column) async throws -> A {
+    public func nextCall(
+        timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws -> A {
         let limit = timeout ?? owner.timeout()
         let deadline = DispatchTime.after(limit)
         var lookedAgain = false
@@ -67,7 +69,9 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
                     await lastLookBeforeFailing()
                     continue
                 }
-                throw TestStoreFailure(fileID: fileID, filePath: filePath, line: line, column: column, """
+                throw TestStoreFailure(
+                    fileID: fileID, filePath: filePath, line: line, column: column,
+                    """
                     waited \(describeSeconds(limit)) for a call of \(A.self), but none came
                     \(owner.inFlight().joined(separator: "\n"))
                     """)

@@ -57,15 +57,20 @@ public enum StateDiff {
             let actualChildren = Array(actualMirror.children)
             if expectedMirror.displayStyle == .collection {
                 for index in 0..<min(expectedChildren.count, actualChildren.count) {
-                    compare(expectedChildren[index].value, actualChildren[index].value,
-                            path: "\(here)[\(index)]", into: &lines, depth: depth + 1)
+                    compare(
+                        expectedChildren[index].value, actualChildren[index].value,
+                        path: "\(here)[\(index)]", into: &lines, depth: depth + 1)
                 }
             } else {
                 // Unordered: compare by printed element.
                 let expectedSet = Set(expectedChildren.map { String(reflecting: $0.value) })
                 let actualSet = Set(actualChildren.map { String(reflecting: $0.value) })
-                for missing in expectedSet.subtracting(actualSet).sorted() { lines.append("\(here): missing \(missing)") }
-                for extra in actualSet.subtracting(expectedSet).sorted() { lines.append("\(here): unexpected \(extra)") }
+                for missing in expectedSet.subtracting(actualSet).sorted() {
+                    lines.append("\(here): missing \(missing)")
+                }
+                for extra in actualSet.subtracting(expectedSet).sorted() {
+                    lines.append("\(here): unexpected \(extra)")
+                }
             }
             if expectedChildren.count != actualChildren.count {
                 lines.append("\(here).count: expected \(expectedChildren.count), actual \(actualChildren.count)")
@@ -83,8 +88,10 @@ public enum StateDiff {
         }
     }
 
-    private static func compareChildren(_ expected: Mirror, _ actual: Mirror, path: String,
-                                        into lines: inout [String], depth: Int) {
+    private static func compareChildren(
+        _ expected: Mirror, _ actual: Mirror, path: String,
+        into lines: inout [String], depth: Int
+    ) {
         let expectedChildren = Array(expected.children)
         let actualChildren = Array(actual.children)
         for (index, child) in expectedChildren.enumerated() where index < actualChildren.count {

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A store for tests about the order in which things happen.
 ///
@@ -72,8 +73,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - exhaustivity: `.on` (the default) to require every received action to be asserted.
     ///   - timeout: how long, in real time, every wait of this test store may take before it fails
     ///     (five seconds by default: enough for a loaded CI machine running tests in parallel); each wait also takes its own `timeout:`.
-    public init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
-                exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5)) {
+    public init(
+        initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
+        exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5)
+    ) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
         let logID = ObjectIdentifier(log)
         let activity = LockedValue<UInt64>(0)
@@ -95,10 +98,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         }
         weak let weakClock = clock
         let inFlight: @Sendable () -> [String] = { weakClock?.inFlightLines() ?? [] }
-        let stubs = StubTable(waits: TestStoreWaits(
-            timeout: { limit.withLock { $0 } },
-            inFlight: inFlight,
-            noteActivity: { activity.withLock { $0 &+= 1 } }),
+        let stubs = StubTable(
+            waits: TestStoreWaits(
+                timeout: { limit.withLock { $0 } },
+                inFlight: inFlight,
+                noteActivity: { activity.withLock { $0 &+= 1 } }),
             clockState: { (weakClock?.wakeCount ?? 0, weakClock?.cancellationCount ?? 0) })
         var options = StoreOptions(clock: clock)
         options.interceptor = stubs
@@ -107,38 +111,42 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         self.log = log
         self.stubs = stubs
         self.limit = limit
-        clock.setObserver(VirtualClock.Observer(
-            probe: {
-                let (tracked, generation) = log.withLock { log in (Array(log.tracked.values), log.generation) }
-                let held = stubs.heldWaitingCount()
-                let parked = held + (weakClock?.sleeperCount ?? 0)
-                let entries = stubs.entries()
-                let work = Tracked.settling(tracked, entries)
-                // Quiet: nothing ready to run, no synchronous stub answering, every running node
-                // parked (held call or sleeper). Ambiguous (see `VirtualClock.settle()`): the only
-                // parking is a sleeper, and that sleeper may be a timer about to be cancelled.
-                // A wake since the last call may have started an attempt (after a back-off) whose
-                // call is still on its way.
-                let wakes = weakClock?.wakeCount ?? 0
-                let cancellations = weakClock?.cancellationCount ?? 0
-                // A call of a type still running returned its result, and since then no sleep was
-                // cancelled and no call came: its attempt's timer is about to be cancelled, or its
-                // back-off to start (a call that ended by cancellation decides nothing).
-                let returnUnresolved = entries.lastReturns.contains { name, last in
-                    work.running[name, default: 0] > 0 && cancellations == last.cancellations && entries.total == last.calls
-                }
-                return (quiet: !work.busy && work.needParking <= parked && entries.syncInProgress == 0,
+        clock.setObserver(
+            VirtualClock.Observer(
+                probe: {
+                    let (tracked, generation) = log.withLock { log in (Array(log.tracked.values), log.generation) }
+                    let held = stubs.heldWaitingCount()
+                    let parked = held + (weakClock?.sleeperCount ?? 0)
+                    let entries = stubs.entries()
+                    let work = Tracked.settling(tracked, entries)
+                    // Quiet: nothing ready to run, no synchronous stub answering, every running node
+                    // parked (held call or sleeper). Ambiguous (see `VirtualClock.settle()`): the only
+                    // parking is a sleeper, and that sleeper may be a timer about to be cancelled.
+                    // A wake since the last call may have started an attempt (after a back-off) whose
+                    // call is still on its way.
+                    let wakes = weakClock?.wakeCount ?? 0
+                    let cancellations = weakClock?.cancellationCount ?? 0
+                    // A call of a type still running returned its result, and since then no sleep was
+                    // cancelled and no call came: its attempt's timer is about to be cancelled, or its
+                    // back-off to start (a call that ended by cancellation decides nothing).
+                    let returnUnresolved = entries.lastReturns.contains { name, last in
+                        work.running[name, default: 0] > 0 && cancellations == last.cancellations
+                            && entries.total == last.calls
+                    }
+                    return (
+                        quiet: !work.busy && work.needParking <= parked && entries.syncInProgress == 0,
                         ambiguous: work.needParking > held
                             && (wakes != entries.wakesAtLastCall || returnUnresolved || entries.asyncInProgress > held),
-                        generation: generation &+ activity.withLock { $0 })
-            },
-            inFlight: {
-                let tracked = log.withLock { log in log.tracked.sorted { $0.key < $1.key } }
-                let held = stubs.unansweredHeldCalls().map { "  held call not answered: \($0)" }
-                let work = tracked.map { "  " + $0.value.describe(id: $0.key) }
-                let lines = held + work
-                return lines.isEmpty ? ["  no run or task in flight"] : lines
-            }))
+                        generation: generation &+ activity.withLock { $0 }
+                    )
+                },
+                inFlight: {
+                    let tracked = log.withLock { log in log.tracked.sorted { $0.key < $1.key } }
+                    let held = stubs.unansweredHeldCalls().map { "  held call not answered: \($0)" }
+                    let work = tracked.map { "  " + $0.value.describe(id: $0.key) }
+                    let lines = held + work
+                    return lines.isEmpty ? ["  no run or task in flight"] : lines
+                }))
     }
 
     /// The store's current state.
@@ -173,8 +181,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// for instance to sleep on ``clock``. Replaces an earlier stub of the type.
     ///
     /// From a `@MainActor` test, mark the closure `@MainActor` to touch main-actor state in it.
-    public func stub<A: AsyncAction>(_ type: A.Type,
-                                     _ respond: @escaping @Sendable (A, ActionContext<State>) async throws -> A.Response)
+    public func stub<A: AsyncAction>(
+        _ type: A.Type,
+        _ respond: @escaping @Sendable (A, ActionContext<State>) async throws -> A.Response
+    )
     where A.State == State {
         stubs.set(for: A.self) { action, context in try await respond(action as! A, context as! ActionContext<State>) }
     }
@@ -251,15 +261,18 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if the action did not reach the reducer, or if the state after it
     ///   differs from the expected one.
-    public func send(_ action: some Action, _ update: ((inout State) -> Void)? = nil,
-                     fileID: String = #fileID, filePath: String = #filePath,
-                     line: Int = #line, column: Int = #column) throws {
+    public func send(
+        _ action: some Action, _ update: ((inout State) -> Void)? = nil,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let mark = SendMark(owner: ObjectIdentifier(log), id: log.withLock { $0.nextSendID() })
         mark.during { store.dispatch(action) }
         let received = try log.withLock { log -> Received<State> in
             guard let index = log.sendLandings.removeValue(forKey: mark.id) else {
-                throw TestStoreFailure(place, "\(type(of: action)) was sent but did not reach the reducer (a middleware dropped it?)")
+                throw TestStoreFailure(
+                    place, "\(type(of: action)) was sent but did not reach the reducer (a middleware dropped it?)")
             }
             log.markAsserted(index)
             return log.received[index]
@@ -285,11 +298,13 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - column: the same place's column (filled in for you).
     /// - Returns: the action, to check its fields.
     @discardableResult
-    public func receive<A: Action>(_ type: A.Type, timeout: Duration? = nil,
-                                   _ update: ((inout State) -> Void)? = nil,
-                                   isolation: isolated (any Actor)? = #isolation,
-                                   fileID: String = #fileID, filePath: String = #filePath,
-                                   line: Int = #line, column: Int = #column) async throws -> A {
+    public func receive<A: Action>(
+        _ type: A.Type, timeout: Duration? = nil,
+        _ update: ((inout State) -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws -> A {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let received = try await waitForReceived(named: "\(A.self)", matching: { $0 is A }, timeout: timeout, place)
         try check(received, update, name: "\(A.self)", place)
@@ -298,19 +313,24 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Waits for the next action equal to `action` to reach the reducer and asserts its state change;
     /// see the type-based `receive(_:timeout:_:)` for the rest.
-    public func receive<A: Action & Equatable>(_ action: A, timeout: Duration? = nil,
-                                               _ update: ((inout State) -> Void)? = nil,
-                                               isolation: isolated (any Actor)? = #isolation,
-                                               fileID: String = #fileID, filePath: String = #filePath,
-                                               line: Int = #line, column: Int = #column) async throws {
+    public func receive<A: Action & Equatable>(
+        _ action: A, timeout: Duration? = nil,
+        _ update: ((inout State) -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
-        let received = try await waitForReceived(named: "\(action)", matching: { $0 as? A == action },
-                                                 timeout: timeout, place)
+        let received = try await waitForReceived(
+            named: "\(action)", matching: { $0 as? A == action },
+            timeout: timeout, place)
         try check(received, update, name: "\(action)", place)
     }
 
-    private func waitForReceived(named name: String, matching matches: @escaping @Sendable (any Action) -> Bool,
-                                 timeout: Duration?, _ place: Place) async throws -> Received<State> {
+    private func waitForReceived(
+        named name: String, matching matches: @escaping @Sendable (any Action) -> Bool,
+        timeout: Duration?, _ place: Place
+    ) async throws -> Received<State> {
         let limit = timeout ?? self.timeout
         let deadline = DispatchTime.after(limit)
         var lookedAgain = false
@@ -337,7 +357,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 throw TestStoreFailure(place, "expected to receive \(name), but received \(other) first")
             case .idle:
                 try throwRecordedFailures(place)
-                throw TestStoreFailure(place, """
+                throw TestStoreFailure(
+                    place,
+                    """
                     expected to receive \(name), but every run and task has finished and it never reached the reducer
                     """)
             case .wait:
@@ -348,7 +370,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                         continue
                     }
                     try throwRecordedFailures(place)
-                    throw TestStoreFailure(place, """
+                    throw TestStoreFailure(
+                        place,
+                        """
                         waited \(describeSeconds(limit)) to receive \(name), but it did not reach the reducer
                         \(clock.inFlightLines().joined(separator: "\n"))
                         """)
@@ -422,9 +446,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     // MARK: Graph facts
 
     /// Asserts that the first `later` action reached the reducer after the first of each `earlier` one.
-    public func assertReached(_ later: any Action.Type, after earlier: any Action.Type...,
-                              fileID: String = #fileID, filePath: String = #filePath,
-                              line: Int = #line, column: Int = #column) throws {
+    public func assertReached(
+        _ later: any Action.Type, after earlier: any Action.Type...,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let actions = log.withLock { $0.received.map(\.action) }
         func position(of type: any Action.Type) -> Int? { actions.firstIndex { Swift.type(of: $0) == type } }
@@ -436,7 +462,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 throw TestStoreFailure(place, "\(type) never reached the reducer (received: \(Self.names(actions)))")
             }
             if index > laterIndex {
-                throw TestStoreFailure(place, "\(later) reached the reducer before \(type) (received: \(Self.names(actions)))")
+                throw TestStoreFailure(
+                    place, "\(later) reached the reducer before \(type) (received: \(Self.names(actions)))")
             }
         }
     }
@@ -452,29 +479,41 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - filePath: the same place as a path (filled in for you).
     ///   - line: the same place's line (filled in for you).
     ///   - column: the same place's column (filled in for you).
-    public func assertSkipped<R, C>(_ node: Node<R>, in run: GraphRun<State>, because cause: Node<C>,
-                                    timeout: Duration? = nil,
-                                    fileID: String = #fileID, filePath: String = #filePath,
-                                    line: Int = #line, column: Int = #column) async throws {
+    public func assertSkipped<R, C>(
+        _ node: Node<R>, in run: GraphRun<State>, because cause: Node<C>,
+        timeout: Duration? = nil,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let limit = timeout ?? self.timeout
-        guard let (outcome, causeOutcome) = await withRealDeadline(limit, {
-            (await run.outcome(of: node).kind, await run.outcome(of: cause).kind)
-        }) else {
-            throw TestStoreFailure(place, """
+        guard
+            let (outcome, causeOutcome) = await withRealDeadline(
+                limit,
+                {
+                    (await run.outcome(of: node).kind, await run.outcome(of: cause).kind)
+                })
+        else {
+            throw TestStoreFailure(
+                place,
+                """
                 waited \(describeSeconds(limit)) for \(run.graph.label(of: node.index)) (\(node)) and \
                 \(run.graph.label(of: cause.index)) (\(cause)) to end
                 \(clock.inFlightLines().joined(separator: "\n"))
                 """)
         }
         guard outcome == .skipped else {
-            throw TestStoreFailure(place, "\(run.graph.label(of: node.index)) (\(node)) was \(outcome.rawValue), not skipped")
+            throw TestStoreFailure(
+                place, "\(run.graph.label(of: node.index)) (\(node)) was \(outcome.rawValue), not skipped")
         }
         guard causeOutcome != .succeeded else {
-            throw TestStoreFailure(place, "\(run.graph.label(of: cause.index)) (\(cause)) succeeded, so it cannot be why \(node) was skipped")
+            throw TestStoreFailure(
+                place,
+                "\(run.graph.label(of: cause.index)) (\(cause)) succeeded, so it cannot be why \(node) was skipped")
         }
         guard run.graph.dependsOn(node.index, cause.index) else {
-            throw TestStoreFailure(place, "\(node) does not depend on \(cause), so it cannot have been skipped because of it")
+            throw TestStoreFailure(
+                place, "\(node) does not depend on \(cause), so it cannot have been skipped because of it")
         }
     }
 
@@ -484,12 +523,16 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///
     /// Answer held calls and advance the clock past pending timers first: `finish` waits for the work
     /// itself, so work that waits on them fails it after `timeout`, with the list of what is in flight.
-    public func finish(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
-                       line: Int = #line, column: Int = #column) async throws {
+    public func finish(
+        timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let held = stubs.unansweredHeldCalls()
         if !held.isEmpty {
-            throw TestStoreFailure(place, """
+            throw TestStoreFailure(
+                place,
+                """
                 calls still wait for an answer: \(held.joined(separator: ", ")); respond to them or cancel the run
                 \(clock.inFlightLines().joined(separator: "\n"))
                 """)
@@ -511,28 +554,36 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                     await lastLookBeforeFailing()
                     continue
                 }
-                throw TestStoreFailure(place, """
+                throw TestStoreFailure(
+                    place,
+                    """
                     waited \(describeSeconds(limit)) for the work in flight to finish
                     \(clock.inFlightLines().joined(separator: "\n"))
                     """)
             }
         }
         try throwRecordedFailures(place)
-        let pending = log.withLock { log in log.exhaustivity == .on ? log.unassertedIndices.map { log.received[$0].action } : [] }
+        let pending = log.withLock { log in
+            log.exhaustivity == .on ? log.unassertedIndices.map { log.received[$0].action } : []
+        }
         if !pending.isEmpty {
-            throw TestStoreFailure(place, "\(pending.count) action(s) reached the reducer but were not asserted: \(Self.names(pending))")
+            throw TestStoreFailure(
+                place, "\(pending.count) action(s) reached the reducer but were not asserted: \(Self.names(pending))")
         }
     }
 
     // MARK: Checks
 
-    private func check(_ received: Received<State>, _ update: ((inout State) -> Void)?, name: String,
-                       _ place: Place) throws {
+    private func check(
+        _ received: Received<State>, _ update: ((inout State) -> Void)?, name: String,
+        _ place: Place
+    ) throws {
         var expected = received.before
         update?(&expected)
         guard expected != received.after else { return }
         let diff = StateDiff.lines(expected: expected, actual: received.after)
-        let header = update == nil
+        let header =
+            update == nil
             ? "\(name) changed the state, but no change was expected:"
             : "state after \(name) differs from the expected state:"
         throw TestStoreFailure(place, ([header] + diff.map { "  " + $0 }).joined(separator: "\n"))
@@ -594,7 +645,8 @@ enum Tracked<State: Sendable>: Sendable {
     /// action type (their default label) against the calls the interceptor saw. Keyed actions (one
     /// call shared by several nodes) and relabelled nodes cannot be counted this way.
     static func settling(_ tracked: [Tracked], _ entries: StubTable.Entries)
-    -> (busy: Bool, needParking: Int, running: [String: Int]) {
+        -> (busy: Bool, needParking: Int, running: [String: Int])
+    {
         var running: [String: Int] = [:]
         var busy = false
         var needParking = 0
@@ -781,13 +833,16 @@ final class StubTable: AsyncActionInterceptor, Sendable {
         self.clockState = clockState
     }
 
-    func set<A: AsyncAction>(for type: A.Type, matching: (@Sendable (Any) -> Bool)? = nil,
-                             held: HeldCalls<A>? = nil, isSync: Bool = false,
-                             _ respond: @escaping @Sendable (Any, Any) async throws -> A.Response) {
+    func set<A: AsyncAction>(
+        for type: A.Type, matching: (@Sendable (Any) -> Bool)? = nil,
+        held: HeldCalls<A>? = nil, isSync: Bool = false,
+        _ respond: @escaping @Sendable (Any, Any) async throws -> A.Response
+    ) {
         var waitingCount: (@Sendable () -> Int)?
         if let held { waitingCount = { held.waitingCount } }
-        let stub = Stub(matches: matching, respond: { action, context in try await respond(action, context) },
-                        held: waitingCount, name: "\(A.self)", isSync: isSync)
+        let stub = Stub(
+            matches: matching, respond: { action, context in try await respond(action, context) },
+            held: waitingCount, name: "\(A.self)", isSync: isSync)
         table.withLock { table in
             var stubs = table.stubs[ObjectIdentifier(A.self)] ?? []
             if matching == nil { stubs.removeAll { $0.matches == nil } }
@@ -801,7 +856,9 @@ final class StubTable: AsyncActionInterceptor, Sendable {
             table.calls[ObjectIdentifier(A.self), default: []].append(action)
             let stub = table.stubs[ObjectIdentifier(A.self)]?.first { $0.matches?(action) ?? true }
             if stub == nil {
-                table.failures.append("\(A.self) was run but has no stub: add store.stub(\(A.self).self, ...) or store.hold(\(A.self).self)")
+                table.failures.append(
+                    "\(A.self) was run but has no stub: add store.stub(\(A.self).self, ...) or store.hold(\(A.self).self)"
+                )
             }
             return stub
         }

@@ -207,8 +207,10 @@ public final class VirtualClock: Clock, Sendable {
     ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if work still sleeps after that (for instance a timer that
     ///   always sleeps again), listing the sleepers.
-    public func run(timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
-                    line: Int = #line, column: Int = #column) async throws {
+    public func run(
+        timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
         let limit = timeout ?? self.timeout
         let start = ContinuousClock.now
         await settle()
@@ -221,7 +223,9 @@ public final class VirtualClock: Clock, Sendable {
             for sleeper in due { sleeper.continuation.resume(returning: true) }
             await settle()
             if ContinuousClock.now - start > limit {
-                throw TestStoreFailure(fileID: fileID, filePath: filePath, line: line, column: column, """
+                throw TestStoreFailure(
+                    fileID: fileID, filePath: filePath, line: line, column: column,
+                    """
                     run() did not end within \(describeSeconds(limit)): work keeps going back to sleep on the clock
                     \(inFlightLines().joined(separator: "\n"))
                     """)
@@ -243,9 +247,11 @@ public final class VirtualClock: Clock, Sendable {
     ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if fewer than `count` sleepers are there in time, listing the
     ///   sleepers and the work in flight.
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration? = nil,
-                                fileID: String = #fileID, filePath: String = #filePath,
-                                line: Int = #line, column: Int = #column) async throws {
+    public func waitForSleepers(
+        _ count: Int = 1, timeout: Duration? = nil,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
         let limit = timeout ?? self.timeout
         let deadline = DispatchTime.after(limit)
         var lookedAgain = false
@@ -263,7 +269,9 @@ public final class VirtualClock: Clock, Sendable {
                         await lastLookBeforeFailing()
                         continue
                     }
-                    throw TestStoreFailure(fileID: fileID, filePath: filePath, line: line, column: column, """
+                    throw TestStoreFailure(
+                        fileID: fileID, filePath: filePath, line: line, column: column,
+                        """
                         waited \(describeSeconds(limit)) for \(count) sleeper(s) on the clock, but \(sleeperCount) \
                         went to sleep
                         \(inFlightLines().joined(separator: "\n"))
