@@ -204,6 +204,21 @@ public struct ActionGraph<State: Sendable>: Sendable {
         updateSettings(of: node) { $0.fallback = { error in make(error) } }
     }
 
+    /// Sends `action` when a run of this graph is cancelled, so that undoing what the run started
+    /// ("stop the spinner") is declared with the graph instead of remembered by every caller of
+    /// ``GraphRun/cancel()``. Setting it again replaces it.
+    ///
+    /// The action goes through the store's pipeline (middleware, reducer, subscribers) exactly once,
+    /// after any sync node being applied at the moment of the cancel, and before ``GraphRun/wait()``
+    /// returns; it is the last action of the run to reach the reducer. It is sent only when the
+    /// cancel reaches a run that has started and not finished: not when the run finished first, not
+    /// for a run refused before it started (dispatched from a reducer, or after its store was
+    /// released), and not when releasing the store cancels the run.
+    /// - Parameter action: a sync action; built once, with the graph.
+    public mutating func setCancelAction(_ action: some Action) {
+        storage.cancelAction = action
+    }
+
     /// Names `node` in reports and pictures (by default, its action type's name).
     public mutating func setLabel<R>(_ label: String, for node: Node<R>) {
         updateSettings(of: node) { $0.label = label }

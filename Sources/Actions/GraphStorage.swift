@@ -15,6 +15,8 @@ struct GraphStorage: Sendable {
     private(set) var nodeProblems: [Int: GraphError] = [:]
     /// Every bad input seen while building, in order.
     private(set) var problems: [GraphError] = []
+    /// The sync action a run sends when it is cancelled (see `ActionGraph.setCancelAction(_:)`).
+    var cancelAction: (any Action)?
 
     /// Copies made before a mutation share `identity`; the first copy to add a node afterwards takes
     /// a new lineage, so a node added to one copy is never taken for a node of the other.

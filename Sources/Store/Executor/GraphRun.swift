@@ -31,14 +31,14 @@ public final class GraphRun<State: Sendable>: Sendable {
             isSync: storage.bodies.map(\.isSync),
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
-            problems: storage.nodeProblems)
+            hasCancelAction: storage.cancelAction != nil, problems: storage.nodeProblems)
         self.protected = LockedValue(Protected(machine: machine))
         self.elapsed = stopwatch(on: core.options.clock)
     }
 
     /// Registers the run with its store (so that releasing the store cancels it) and starts it.
     func start() {
-        guard let id = core.register(cancel: { [weak self] in self?.cancel() }) else {
+        guard let id = core.register(cancel: { [weak self] in self?.cancel(byStoreRelease: true) }) else {
             core.report(
                 .dispatchAfterRelease,
                 "a graph of \(graph.count) nodes was dispatched after its store was released; it was cancelled.")
@@ -59,9 +59,24 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// started, end `.cancelled` at once; no fallback reaches the reducer after this returns. A sync
     /// node being applied at this moment completes. State already committed stays committed. Calling
     /// it again does nothing.
+    ///
+    /// If the graph has a cancel action (``ActionGraph/setCancelAction(_:)``) and the run had started
+    /// and not finished, that action is the one action of the run that still reaches the reducer:
+    /// once, after the sync node being applied at this moment (if any), through the store's pipeline
+    /// like any dispatch. It is applied before ``wait()`` returns (await that to know it was);
+    /// `cancel()` itself does not wait for it. When none of the run's sync work is scheduled at that
+    /// moment, this thread applies it before `cancel()` returns (or, called from a subscriber or
+    /// middleware of the store, right after the current action); otherwise the thread that applies
+    /// the run's sync work applies it after that work.
     public func cancel() {
+        cancel(byStoreRelease: false)
+    }
+
+    /// `cancel()`, telling the machine whether the store's release is the cause (then no cancel
+    /// action is sent).
+    private func cancel(byStoreRelease: Bool) {
         let now = elapsed()
-        let effects = protected.withLock { $0.handle { $0.cancel(now: now) } }
+        let effects = protected.withLock { $0.handle { $0.cancel(now: now, byStoreRelease: byStoreRelease) } }
         // A fallback the pipeline is reducing right now holds the state lock: waiting for the lock
         // once means none is being reduced when this returns, and none can start (it checks the
         // machine, which is cancelled, under that lock).
@@ -163,7 +178,8 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// The action to apply for `item`, built outside the run's lock: a `make` or fallback closure is
-    /// user code. `nil` when a fallback was refused because the run was cancelled.
+    /// user code. `nil` when a fallback was refused because the run was cancelled. The cancel action
+    /// is a value, built with the graph: no user code.
     private func action(for item: Machine.SyncItem) -> (any Action)? {
         switch item {
         case .node(let node):
@@ -180,6 +196,8 @@ public final class GraphRun<State: Sendable>: Sendable {
             let error = protected.withLock { $0.machine.errors[node] }
             guard let error, let fallback = graph.settings[node]?.fallback else { return nil }
             return PureCall.run(.fallbackClosure) { fallback(error) }
+        case .cancelAction:
+            return graph.storage.cancelAction
         }
     }
 

@@ -10,12 +10,12 @@
 /// or store.
 ///
 /// ## Sync work and the pipeline
-/// Ready sync work (a node, or the fallback of a failed node) waits in `readySync`, in the order it
-/// became ready. The run holds at most one *token* in the store's pipeline: `isScheduled` is true from
-/// the effect that asks for it (``Effects/schedule``) until ``takeSyncItem(now:)`` or
-/// ``syncItemApplied(_:now:queuedWork:)`` answers `.idle`, and only those two events clear it. So
-/// whatever the pipeline does between two events, ready work is always either scheduled or being
-/// applied: the invariant that makes a run always finish.
+/// Ready sync work (a node, the fallback of a failed node, or the graph's cancel action) waits in
+/// `readySync`, in the order it became ready. The run holds at most one *token* in the store's
+/// pipeline: `isScheduled` is true from the effect that asks for it (``Effects/schedule``) until
+/// ``takeSyncItem(now:)`` or ``syncItemApplied(_:now:queuedWork:)`` answers `.idle`, and only those
+/// two events clear it. So whatever the pipeline does between two events, ready work is always
+/// either scheduled or being applied: the invariant that makes a run always finish.
 ///
 /// Every walk over the graph is a loop, never a recursion, so a million-node chain cannot overflow
 /// the stack.
@@ -41,6 +41,8 @@ struct RunStateMachine {
         case node(Int)
         /// The fallback action of a failed node, to apply.
         case fallback(Int)
+        /// The graph's cancel action, to apply once after the run was cancelled.
+        case cancelAction
     }
 
     /// What the pipeline does after a sync item was applied.
@@ -65,6 +67,9 @@ struct RunStateMachine {
         var resume: [Waiter] = []
         /// The run just finished: leave the store's registry.
         var finished = false
+        /// Nodes that just became terminal, in the order they did; filled only when
+        /// ``reportsEndedNodes`` is set (the store has event observers).
+        var ended: [Int] = []
     }
 
     private(set) var phase = Phase.notStarted
@@ -74,6 +79,8 @@ struct RunStateMachine {
     private let dependentStarts: [Int]
     private let dependents: [Int]
     private let nodesWithFallback: Set<Int>
+    /// Whether the graph names a sync action to send when its run is cancelled.
+    private let hasCancelAction: Bool
     /// Nodes that fail at start because they were built with bad input, and why.
     private let problems: [Int: any Error]
 
@@ -92,6 +99,11 @@ struct RunStateMachine {
     private var terminalCount = 0
     /// Fallbacks queued or in hand, not yet applied.
     private var pendingFallbacks = 0
+    /// The cancel action is queued or in hand, not yet applied: the run is not finished before it is.
+    private(set) var isCancelActionPending = false
+    /// Whether events list the nodes that become terminal (``Effects/ended``). Off unless the
+    /// store has event observers, so an unobserved run pays nothing for them.
+    var reportsEndedNodes = false
     private var nodeWaiters: [Int: [Waiter]] = [:]
     private var finishWaiters: [Waiter] = []
     /// When the last node ended: the run's duration once finished.
@@ -108,10 +120,11 @@ struct RunStateMachine {
     ///     ends at `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. A node's
     ///     prerequisites are all added before it.
     ///   - nodesWithFallback: the nodes that send a fallback action when they fail.
+    ///   - hasCancelAction: whether the graph sends a sync action when its run is cancelled.
     ///   - problems: nodes built with bad input; each fails with its error when the run starts.
     init(
         isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
-        nodesWithFallback: Set<Int> = [], problems: [Int: any Error] = [:]
+        nodesWithFallback: Set<Int> = [], hasCancelAction: Bool = false, problems: [Int: any Error] = [:]
     ) {
         let count = isSync.count
         precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
@@ -145,6 +158,7 @@ struct RunStateMachine {
         self.dependentStarts = starts
         self.dependents = dependents
         self.nodesWithFallback = nodesWithFallback
+        self.hasCancelAction = hasCancelAction
         self.problems = problems
     }
 
@@ -215,6 +229,8 @@ struct RunStateMachine {
             if nodes[node].status == .running { succeed(node, now: now, &effects) }
         case .fallback:
             pendingFallbacks -= 1
+        case .cancelAction:
+            isCancelActionPending = false
         }
         checkFinished(&effects)
         if readyHead == readySync.count {
@@ -257,10 +273,18 @@ struct RunStateMachine {
     /// `.cancelled` now; their workers are to be cancelled; no fallback is sent from now on. A sync
     /// item being applied at this moment completes (a node) or is refused (a fallback, see
     /// ``mayApplyFallback``); the run finishes once it is accounted for. Calling it again does nothing.
-    mutating func cancel(now: Duration) -> Effects {
+    ///
+    /// The graph's cancel action, if it has one, is queued for the pipeline (after the item being
+    /// applied, if any) and the run finishes only once it is applied. It is sent when this cancel
+    /// reaches a running run, and only then: not once the run has finished (the run ended first),
+    /// not for a run cancelled before it started (refused: dispatched from a reducer or after its
+    /// store was released; none of its nodes ran), not when `byStoreRelease` (the store is going
+    /// away; its pipeline takes no more actions), and never twice.
+    mutating func cancel(now: Duration, byStoreRelease: Bool = false) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard phase == .notStarted || phase == .running else { return effects }
+        let sendsCancelAction = hasCancelAction && phase == .running && !byStoreRelease
         phase = .cancelled
         isCancelled = true
         for node in nodes.indices {
@@ -277,6 +301,10 @@ struct RunStateMachine {
         readySync = []
         readyHead = 0
         if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
+        if sendsCancelAction {
+            isCancelActionPending = true
+            enqueueSync(.cancelAction, &effects)
+        }
         checkFinished(&effects)
         return effects
     }
@@ -369,6 +397,7 @@ struct RunStateMachine {
         nodes[node].end = now
         lastEnd = Swift.max(lastEnd, now)
         terminalCount += 1
+        if reportsEndedNodes { effects.ended.append(node) }
         if !nodeWaiters.isEmpty, let waiters = nodeWaiters.removeValue(forKey: node) {
             effects.resume += waiters
         }
@@ -376,7 +405,7 @@ struct RunStateMachine {
 
     private mutating func checkFinished(_ effects: inout Effects) {
         guard phase == .running || phase == .cancelled,
-            terminalCount == nodes.count, pendingFallbacks == 0, itemInHand == nil
+            terminalCount == nodes.count, pendingFallbacks == 0, !isCancelActionPending, itemInHand == nil
         else { return }
         phase = .finished
         effects.finished = true
