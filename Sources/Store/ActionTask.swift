@@ -70,9 +70,11 @@ extension StoreCore {
             return ActionTask(.failed(StoreError.storeReleased))
         }
         let context = ActionContext(core: self)
+        let observed = announceStart(of: action)
         let task = Task<A.Response, any Error> {
             defer { self.unregister(id) }
-            return try await self.perform(action, context: context)
+            guard let observed else { return try await self.perform(action, context: context) }
+            return try await self.performObserved(action, context: context, observed).get()
         }
         cancellation.attach(task)
         return ActionTask(.task(task))
@@ -100,11 +102,16 @@ extension StoreCore {
         }
         if isNew {
             let context = ActionContext(core: self)
+            let observed = announceStart(of: action)
             call.attach(
                 Task {
                     let result: Result<A.Response, any Error>
-                    do { result = .success(try await self.perform(action, context: context)) } catch {
-                        result = .failure(error)
+                    if let observed {
+                        result = await self.performObserved(action, context: context, observed)
+                    } else {
+                        do { result = .success(try await self.perform(action, context: context)) } catch {
+                            result = .failure(error)
+                        }
                     }
                     // Leave the registry first, so a dispatch from here on starts a fresh call.
                     self.removeSharedCall(key, ifItIs: call)
@@ -112,6 +119,34 @@ extension StoreCore {
                 })
         }
         return ActionTask(.shared(call, ticket: ticket))
+    }
+}
+
+extension StoreCore {
+    /// Records that `action` starts, when the store is observed: its identity for the finish.
+    private func announceStart<A: AsyncAction>(of action: A) -> StoreEvent.AsyncActionInfo? {
+        guard events.isObserved else { return nil }
+        let info = StoreEvent.AsyncActionInfo(id: events.nextID(), action: action)
+        events.enqueue([.event(.actionStarted(info))])
+        deliverEvents()
+        return info
+    }
+
+    /// Runs `action`, then records how it ended and returns once that was delivered, so that its
+    /// `ActionTask.value` returns after the observers heard of it. An error thrown after the task was
+    /// cancelled reports `.cancelled`.
+    private func performObserved<A: AsyncAction>(
+        _ action: A, context: ActionContext<State>, _ info: StoreEvent.AsyncActionInfo
+    ) async -> Result<A.Response, any Error> where A.State == State {
+        let result: Result<A.Response, any Error>
+        do { result = .success(try await perform(action, context: context)) } catch { result = .failure(error) }
+        let outcome: Outcome<any Sendable> =
+            switch result {
+            case .success(let response): .succeeded(response)
+            case .failure(let error): Task.isCancelled ? .cancelled : .failed(error)
+            }
+        await deliver(.actionFinished(info, outcome))
+        return result
     }
 }
 

@@ -34,10 +34,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var isApplying = false  // pipelineLock
     @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork<State>>()  // pipelineLock
     @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false  // pipelineLock
+    /// Events were recorded while this thread applied actions; deliver them when it leaves.
+    @usableFromInline @exclusivity(unchecked) var eventsAwaitPipelineExit = false  // pipelineLock
 
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
+    /// Event observers, and the queue that delivers events to them (see `StoreEvent`).
+    let events: EventHub
 
     private var closed = false  // registryLock
     private var nextWorkID: UInt64 = 0  // registryLock
@@ -49,6 +53,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.reducer = reducer
         self.middleware = middleware
         self.options = options
+        self.events = EventHub(permanent: options.onEvent)
     }
 
     /// Whether the ``Store`` has been released.
@@ -87,6 +92,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             apply(action, admit: nil)
             if !queue.isEmpty { applyQueue() }
             isApplying = false
+            if eventsAwaitPipelineExit { return leavePipelineDeliveringEvents() }
         }
         pipelineLock.unlock()
     }
@@ -112,6 +118,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             isApplying = true
             applyQueue()
             isApplying = false
+            if eventsAwaitPipelineExit { return leavePipelineDeliveringEvents() }
         }
         pipelineLock.unlock()
     }
@@ -216,6 +223,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             box.receive(current)
             applyQueue()
             isApplying = false
+            if eventsAwaitPipelineExit {
+                leavePipelineDeliveringEvents()
+                return subscription
+            }
         }
         pipelineLock.unlock()
         return subscription
@@ -315,6 +326,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             box.subscription?.cancel()
             box.onStoreClosed?()
         }
+        events.close()
     }
 }
 

@@ -8,6 +8,12 @@ public struct StoreOptions: Sendable {
     /// the store was released. By default it prints to standard error.
     public var onDiagnostic: @Sendable (StoreDiagnostic) -> Void
 
+    /// Observes the store's async actions and graph runs from its first dispatch: started, each
+    /// node's end, finished (see ``StoreEvent`` for the order and threads). `nil` by default, which
+    /// costs nothing; `Store.observeEvents(_:)` adds observers later. ``StoreEvent/logger(_:)``
+    /// logs every event.
+    public var onEvent: (@Sendable (StoreEvent) -> Void)?
+
     /// Answers async actions in place of their `run` (set by ``TestStore`` to serve stubs).
     var interceptor: (any AsyncActionInterceptor)?
 

@@ -51,7 +51,16 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         graph: ActionGraph<State>, nodes: [RunNodeState],
         errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?
     ) {
-        self.graph = GraphShape(graph)
+        self.init(
+            shape: GraphShape(graph), nodes: nodes, errors: errors, retriedAttempts: retriedAttempts,
+            finishedAt: finishedAt)
+    }
+
+    init(
+        shape: GraphShape, nodes: [RunNodeState],
+        errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?
+    ) {
+        self.graph = shape
         self.nodes = nodes
         self.errors = errors
         self.retriedAttempts = retriedAttempts

@@ -32,7 +32,8 @@ public final class GraphRun<State: Sendable>: Sendable {
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: storage.cancelAction != nil, problems: storage.nodeProblems)
-        self.protected = LockedValue(Protected(machine: machine))
+        let recorder = core.events.isObserved ? RunRecorder(hub: core.events, graph: graph) : nil
+        self.protected = LockedValue(Protected(machine: machine, recorder: recorder))
         self.elapsed = stopwatch(on: core.options.clock)
     }
 
@@ -101,9 +102,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// `.failed(GraphError.foreignNode(index:))` at once.
     public func outcome<R>(of node: Node<R>) async -> Outcome<R> {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            protected.withLock { $0.wait(continuation) { $0.awaitNode(node.index, $1) } }?.resume()
-        }
+        await wait { $0.awaitNode(node.index, $1) }
         return protected.withLock { protected in
             let machine = protected.machine
             switch machine.status(of: node.index) {
@@ -121,10 +120,17 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Always returns. Cancelling the task that waits does not cancel the run (call ``cancel()``).
     @discardableResult
     public func wait() async -> GraphReport {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            protected.withLock { $0.wait(continuation) { $0.awaitFinish($1) } }?.resume()
-        }
+        await wait { $0.awaitFinish($1) }
         return report
+    }
+
+    /// Suspends until the machine resumes the waiter `event` registers (at once if it says so).
+    private func wait(_ event: (inout Machine, Machine.Waiter) -> Machine.Waiter?) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (resumeNow, deliver) = protected.withLock { $0.wait(continuation, event) }
+            resumeNow?.resume()
+            if deliver { core.deliverEvents() }
+        }
     }
 
     /// Whether every node is terminal and every fallback was applied.
@@ -268,6 +274,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         if effects.finished, let id = protected.withLock({ $0.registration }) {
             core.unregister(id)
         }
+        if performable.deliver { core.deliverEvents() }
     }
 }
 
@@ -282,25 +289,47 @@ private struct Protected {
     var nextWaiter: RunStateMachine.Waiter = 0
     /// The task of each async node in flight.
     var tasks: [Int: Task<Void, Never>] = [:]
+    /// Records the run's events when the store was observed at dispatch; `nil` otherwise.
+    var recorder: RunRecorder?
 
-    /// Feeds the machine one event, and takes out of the shell's tables what its effects name.
-    mutating func handle(_ event: (inout RunStateMachine) -> RunStateMachine.Effects) -> Performable {
-        let effects = event(&machine)
-        return Performable(
-            effects: effects,
-            cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
-            resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) })
+    init(machine: RunStateMachine, recorder: RunRecorder?) {
+        self.machine = machine
+        self.machine.reportsEndedNodes = recorder != nil
+        self.recorder = recorder
     }
 
-    /// Registers `continuation`; returns it back when the machine says it need not wait.
+    /// Feeds the machine one event, and takes out of the shell's tables what its effects name. When
+    /// the run is observed, records the event's store events, with the waiters it wakes behind them,
+    /// in the store's event queue (in the order the machine decided, since the run's lock is held).
+    mutating func handle(_ event: (inout RunStateMachine) -> RunStateMachine.Effects) -> Performable {
+        let effects = event(&machine)
+        let resume = effects.resume.compactMap { waiters.removeValue(forKey: $0) }
+        guard recorder != nil else {
+            return Performable(
+                effects: effects, cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
+                resume: resume, deliver: false)
+        }
+        let deliver = recorder!.record(effects, of: machine, resuming: resume)
+        return Performable(
+            effects: effects, cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
+            resume: [], deliver: deliver)
+    }
+
+    /// Registers `continuation`. When the machine says it need not wait, returns it to resume at
+    /// once, or, when the run is observed, queues it behind the events recorded so far (then
+    /// `deliver` is true: the caller delivers once the lock is released).
     mutating func wait(
         _ continuation: CheckedContinuation<Void, Never>,
         _ event: (inout RunStateMachine, RunStateMachine.Waiter) -> RunStateMachine.Waiter?
-    ) -> CheckedContinuation<Void, Never>? {
+    ) -> (resumeNow: CheckedContinuation<Void, Never>?, deliver: Bool) {
         nextWaiter += 1
-        if event(&machine, nextWaiter) != nil { return continuation }
-        waiters[nextWaiter] = continuation
-        return nil
+        guard event(&machine, nextWaiter) != nil else {
+            waiters[nextWaiter] = continuation
+            return (nil, false)
+        }
+        guard let recorder else { return (continuation, false) }
+        recorder.hub.enqueue([.resume([continuation])])
+        return (nil, true)
     }
 }
 
@@ -309,6 +338,60 @@ private struct Performable {
     let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
     let resume: [CheckedContinuation<Void, Never>]
+    /// Store events were queued: deliver them once the run's lock is released.
+    let deliver: Bool
+}
+
+/// Turns a run's machine events into ``StoreEvent``s. Not generic, like `Protected`.
+private struct RunRecorder {
+    let hub: EventHub
+    let info: StoreEvent.RunInfo
+    let shape: GraphShape
+    private var announced = false
+
+    init<State>(hub: EventHub, graph: ActionGraph<State>) {
+        self.hub = hub
+        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: graph.count)
+        self.shape = GraphShape(graph)
+    }
+
+    /// Queues the events `effects` tell of (the run's start before its first event), then `resume`.
+    /// Returns whether anything was queued.
+    mutating func record(
+        _ effects: RunStateMachine.Effects, of machine: RunStateMachine,
+        resuming resume: [CheckedContinuation<Void, Never>]
+    ) -> Bool {
+        var items: [EventHub.Item] = []
+        if !announced {
+            announced = true
+            items.append(.event(.runStarted(info)))
+        }
+        for node in effects.ended {
+            items.append(.event(.nodeFinished(info, nodeInfo(node, machine))))
+        }
+        if effects.finished {
+            let report = GraphReport(
+                shape: shape, nodes: machine.nodes, errors: machine.errors,
+                retriedAttempts: machine.retriedAttempts, finishedAt: machine.lastEnd)
+            items.append(.event(.runFinished(info, report)))
+        }
+        if !resume.isEmpty { items.append(.resume(resume)) }
+        guard !items.isEmpty else { return false }
+        hub.enqueue(items)
+        return true
+    }
+
+    private func nodeInfo(_ node: Int, _ machine: RunStateMachine) -> StoreEvent.NodeInfo {
+        let outcome: Outcome<any Sendable> =
+            switch machine.status(of: node) {
+            case .succeeded: .succeeded(machine.response(of: node) ?? ())
+            case .failed: .failed(machine.errors[node] ?? GraphError.skipped)
+            case .skipped: .skipped
+            case .cancelled: .cancelled
+            case .waiting, .ready, .running: preconditionFailure("OresRedux: node #\(node) reported before it ended")
+            }
+        return StoreEvent.NodeInfo(index: node, label: shape.label(node), kind: shape.kind(node), outcome: outcome)
+    }
 }
 
 extension StoreCore {

@@ -1,0 +1,58 @@
+extension Store {
+    /// Calls `observer` with every ``StoreEvent`` of the async actions and graph runs dispatched from
+    /// now on: started, each node's end, finished, with outcomes and errors.
+    ///
+    /// Events are delivered one at a time, in the order they happened, outside every lock of the
+    /// store (see ``StoreEvent`` for exactly what is promised). Work already in flight when this is
+    /// called is reported only if the store was observed when it was dispatched. To observe from the
+    /// very first dispatch, set ``StoreOptions/onEvent`` instead.
+    ///
+    /// ```swift
+    /// let logging = store.observeEvents(StoreEvent.logger())
+    /// ```
+    /// - Parameter observer: called with each event; it may dispatch or cancel runs.
+    /// - Returns: the subscription; it ends on `cancel()`, when released, or when the store is
+    ///   released, and ending it releases `observer`. Cancelled from another thread while an event is
+    ///   being delivered, the observer may still receive that event, but none after it.
+    public func observeEvents(_ observer: @escaping @Sendable (StoreEvent) -> Void) -> Subscription {
+        core.events.add(observer)
+    }
+}
+
+extension StoreCore {
+    /// Delivers the queued events, or, when this thread is inside the pipeline (applying an action:
+    /// a subscriber, a middleware, a graph's sync node), leaves them for the pipeline's exit, so
+    /// that no observer runs under the pipeline lock. Called with no other lock of the store held.
+    func deliverEvents() {
+        // `tryLock` succeeds when no thread holds the pipeline lock, or this one does (it is
+        // recursive); `isApplying` then tells which. When it fails, another thread holds it, so this
+        // one is outside the pipeline.
+        if pipelineLock.tryLock() {
+            if isApplying {
+                eventsAwaitPipelineExit = true
+                pipelineLock.unlock()
+                return
+            }
+            pipelineLock.unlock()
+        }
+        events.deliver()
+    }
+
+    /// The pipeline's exit when events were recorded inside it: leaves the pipeline (the lock is
+    /// held, `isApplying` already false), then delivers them.
+    @usableFromInline
+    func leavePipelineDeliveringEvents() {
+        eventsAwaitPipelineExit = false
+        pipelineLock.unlock()
+        events.deliver()
+    }
+
+    /// Queues `event` and returns once it was delivered to every observer (at once when the store is
+    /// closed). Called from a task, outside the pipeline.
+    func deliver(_ event: StoreEvent) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            events.enqueue([.event(event), .resume([continuation])])
+            deliverEvents()
+        }
+    }
+}
