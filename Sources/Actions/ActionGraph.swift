@@ -216,7 +216,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// released), and not when releasing the store cancels the run.
     /// - Parameter action: a sync action; built once, with the graph.
     public mutating func setCancelAction(_ action: some Action) {
-        storage.cancelAction = action
+        storage.hooks = GraphHooks(cancelAction: action)
     }
 
     /// Names `node` in reports and pictures (by default, its action type's name).

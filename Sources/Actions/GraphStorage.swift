@@ -15,8 +15,8 @@ struct GraphStorage: Sendable {
     private(set) var nodeProblems: [Int: GraphError] = [:]
     /// Every bad input seen while building, in order.
     private(set) var problems: [GraphError] = []
-    /// The sync action a run sends when it is cancelled (see `ActionGraph.setCancelAction(_:)`).
-    var cancelAction: (any Action)?
+    /// What the graph does as a whole (its cancel action); `nil`, one word, for most graphs.
+    var hooks: GraphHooks?
 
     /// Copies made before a mutation share `identity`; the first copy to add a node afterwards takes
     /// a new lineage, so a node added to one copy is never taken for a node of the other.
@@ -111,6 +111,17 @@ struct GraphStorage: Sendable {
     /// A node's name for people: its label, or its action type's name.
     func label(of index: Int) -> String {
         settings[index]?.label ?? bodies[index].defaultLabel
+    }
+}
+
+/// Settings of a graph as a whole, kept out of line so that a graph without them stays small.
+/// Immutable: a change makes a new one, so copies of a graph never share a change.
+final class GraphHooks: Sendable {
+    /// The sync action a run sends when it is cancelled (see `ActionGraph.setCancelAction(_:)`).
+    let cancelAction: (any Action)?
+
+    init(cancelAction: (any Action)?) {
+        self.cancelAction = cancelAction
     }
 }
 

@@ -31,10 +31,21 @@ public final class GraphRun<State: Sendable>: Sendable {
             isSync: storage.bodies.map(\.isSync),
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
-            hasCancelAction: storage.cancelAction != nil, problems: storage.nodeProblems)
-        let recorder = core.events.isObserved ? RunRecorder(hub: core.events, graph: graph) : nil
-        self.protected = LockedValue(Protected(machine: machine, recorder: recorder))
+            hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
+        self.protected = LockedValue(Protected(machine: machine))
         self.elapsed = stopwatch(on: core.options.clock)
+        if core.events.isObserved { startRecording() }
+    }
+
+    /// The store is observed: record this run's events. Apart from `init`, so that an unobserved
+    /// run's `init` stays as small as before.
+    @inline(never)
+    private func startRecording() {
+        let recorder = RunRecorder(hub: core.events, nodeCount: graph.count, shape: GraphShape(graph))
+        protected.withLock { protected in
+            protected.recorder = recorder
+            protected.machine.reportsEndedNodes = true
+        }
     }
 
     /// Registers the run with its store (so that releasing the store cancels it) and starts it.
@@ -102,7 +113,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// `.failed(GraphError.foreignNode(index:))` at once.
     public func outcome<R>(of node: Node<R>) async -> Outcome<R> {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
-        await wait { $0.awaitNode(node.index, $1) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (resumeNow, deliver) = protected.withLock { $0.wait(continuation) { $0.awaitNode(node.index, $1) } }
+            resumeNow?.resume()
+            if deliver { core.deliverEvents() }
+        }
         return protected.withLock { protected in
             let machine = protected.machine
             switch machine.status(of: node.index) {
@@ -120,17 +135,12 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Always returns. Cancelling the task that waits does not cancel the run (call ``cancel()``).
     @discardableResult
     public func wait() async -> GraphReport {
-        await wait { $0.awaitFinish($1) }
-        return report
-    }
-
-    /// Suspends until the machine resumes the waiter `event` registers (at once if it says so).
-    private func wait(_ event: (inout Machine, Machine.Waiter) -> Machine.Waiter?) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (resumeNow, deliver) = protected.withLock { $0.wait(continuation, event) }
+            let (resumeNow, deliver) = protected.withLock { $0.wait(continuation) { $0.awaitFinish($1) } }
             resumeNow?.resume()
             if deliver { core.deliverEvents() }
         }
+        return report
     }
 
     /// Whether every node is terminal and every fallback was applied.
@@ -203,7 +213,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             guard let error, let fallback = graph.settings[node]?.fallback else { return nil }
             return PureCall.run(.fallbackClosure) { fallback(error) }
         case .cancelAction:
-            return graph.storage.cancelAction
+            return graph.storage.hooks?.cancelAction
         }
     }
 
@@ -265,16 +275,25 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Performs what the machine decided, with the run's lock released. Sync nodes released here
     /// reach the state before the waiters resume (unless this thread is already inside the store's
     /// pipeline, which then applies them right after its current action).
+    ///
+    /// When the run is observed, the event's store events are delivered first, so that a log shows a
+    /// node's failure before the fallback it sends (when no other thread is delivering at that
+    /// moment), and the waiters are queued behind them, so none resumes before its events.
     private func perform(_ performable: Performable) {
         let effects = performable.effects
         for node in effects.startAsync { startAsync(node) }
         for task in performable.cancel { task.cancel() }
+        if performable.observed { core.deliverEvents() }
         if effects.schedule { core.schedule(self) }
-        for waiter in performable.resume { waiter.resume() }
+        if performable.observed, !performable.resume.isEmpty {
+            core.events.enqueue([.resume(performable.resume)])
+            core.deliverEvents()
+        } else {
+            for waiter in performable.resume { waiter.resume() }
+        }
         if effects.finished, let id = protected.withLock({ $0.registration }) {
             core.unregister(id)
         }
-        if performable.deliver { core.deliverEvents() }
     }
 }
 
@@ -289,30 +308,21 @@ private struct Protected {
     var nextWaiter: RunStateMachine.Waiter = 0
     /// The task of each async node in flight.
     var tasks: [Int: Task<Void, Never>] = [:]
-    /// Records the run's events when the store was observed at dispatch; `nil` otherwise.
-    var recorder: RunRecorder?
-
-    init(machine: RunStateMachine, recorder: RunRecorder?) {
-        self.machine = machine
-        self.machine.reportsEndedNodes = recorder != nil
-        self.recorder = recorder
-    }
+    /// Records the run's events when the store was observed at dispatch; `nil` otherwise. A class,
+    /// so that an unobserved run's locked state grows by one word only.
+    var recorder: RunRecorder? = nil
 
     /// Feeds the machine one event, and takes out of the shell's tables what its effects name. When
-    /// the run is observed, records the event's store events, with the waiters it wakes behind them,
-    /// in the store's event queue (in the order the machine decided, since the run's lock is held).
+    /// the run is observed, queues the event's store events in the store's event queue (in the order
+    /// the machine decided them, since the run's lock is held).
     mutating func handle(_ event: (inout RunStateMachine) -> RunStateMachine.Effects) -> Performable {
         let effects = event(&machine)
-        let resume = effects.resume.compactMap { waiters.removeValue(forKey: $0) }
-        guard recorder != nil else {
-            return Performable(
-                effects: effects, cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
-                resume: resume, deliver: false)
-        }
-        let deliver = recorder!.record(effects, of: machine, resuming: resume)
+        recorder?.record(effects, of: machine)
         return Performable(
-            effects: effects, cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
-            resume: [], deliver: deliver)
+            effects: effects,
+            cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
+            resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) },
+            observed: recorder != nil)
     }
 
     /// Registers `continuation`. When the machine says it need not wait, returns it to resume at
@@ -338,29 +348,26 @@ private struct Performable {
     let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
     let resume: [CheckedContinuation<Void, Never>]
-    /// Store events were queued: deliver them once the run's lock is released.
-    let deliver: Bool
+    /// The run is observed: deliver the events queued, and resume the waiters behind them.
+    let observed: Bool
 }
 
 /// Turns a run's machine events into ``StoreEvent``s. Not generic, like `Protected`.
-private struct RunRecorder {
+// Used only under the run's lock, as part of `Protected`.
+private final class RunRecorder {
     let hub: EventHub
     let info: StoreEvent.RunInfo
     let shape: GraphShape
     private var announced = false
 
-    init<State>(hub: EventHub, graph: ActionGraph<State>) {
+    init(hub: EventHub, nodeCount: Int, shape: GraphShape) {
         self.hub = hub
-        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: graph.count)
-        self.shape = GraphShape(graph)
+        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: nodeCount)
+        self.shape = shape
     }
 
-    /// Queues the events `effects` tell of (the run's start before its first event), then `resume`.
-    /// Returns whether anything was queued.
-    mutating func record(
-        _ effects: RunStateMachine.Effects, of machine: RunStateMachine,
-        resuming resume: [CheckedContinuation<Void, Never>]
-    ) -> Bool {
+    /// Queues the events `effects` tell of (the run's start before its first event).
+    func record(_ effects: RunStateMachine.Effects, of machine: RunStateMachine) {
         var items: [EventHub.Item] = []
         if !announced {
             announced = true
@@ -375,10 +382,7 @@ private struct RunRecorder {
                 retriedAttempts: machine.retriedAttempts, finishedAt: machine.lastEnd)
             items.append(.event(.runFinished(info, report)))
         }
-        if !resume.isEmpty { items.append(.resume(resume)) }
-        guard !items.isEmpty else { return false }
-        hub.enqueue(items)
-        return true
+        if !items.isEmpty { hub.enqueue(items) }
     }
 
     private func nodeInfo(_ node: Int, _ machine: RunStateMachine) -> StoreEvent.NodeInfo {
