@@ -386,6 +386,30 @@ extension GraphStories {
             #expect(subscription.isCancelled, "releasing the store ends the subscription")
         }
 
+        @Test("StoreEvent.logger writes one line per event, control characters escaped; Middleware.logger as before")
+        func loggerLines() async throws {
+            let lines = Probe()
+            var options = StoreOptions()
+            options.onEvent = StoreEvent.logger { lines.record($0) }
+            let store = Store(
+                initialState: AppState(), reducer: reducer, middleware: [.logger { lines.record($0) }],
+                options: options)
+            var graph = Graph()
+            let note = graph.send(Note("hi"))
+            graph.setLabel("two\nlines", for: note)
+            let run = store.dispatch(graph)
+            let report = try await withDeadline(10, "the run") { await run.wait() }
+
+            #expect(
+                lines.log == [
+                    "run #1 started: 1 nodes",
+                    "action: hi",
+                    "state: \(store.state)",
+                    "run #1 node 0 two\\nlines succeeded",
+                    "run #1 finished: \(report.summary)",
+                ])
+        }
+
         @Test("no observer: nothing is recorded, and a run behaves as before")
         func noObserver() async throws {
             let probe = Probe()

@@ -75,6 +75,37 @@ extension GuideApp {
             #expect(store.state.session == nil)
         }
 
+        struct StopLoading: Action {}
+        static let loadingReducer = Reducer<AppState>.combine(
+            appReducer,
+            .on(StopLoading.self) { state, _ in state.isLoading = false })
+
+        @Test("FailureAndCancellation guide: the cancel action stops the spinner, once, before wait returns")
+        func cancelActionStopsTheSpinner() async throws {
+            // A TestStore holds LogIn, so the run is surely cancelled while LogIn is in flight.
+            let store = TestStore(initialState: AppState(), reducer: Self.loadingReducer)
+            let logIns = store.hold(LogIn.self)
+
+            var graph = ActionGraph<AppState>()
+            let loading = graph.send(StartLoading())
+            let session = graph.run(LogIn(user: "ada", password: "secret"), after: loading)
+            graph.send(after: session) { session in SignedIn(session: session) }
+            graph.setCancelAction(StopLoading())
+
+            let run = store.dispatch(graph)
+            // ... the user leaves the screen while LogIn is in flight
+            _ = try await logIns.nextCall()
+            run.cancel()
+            await run.wait()
+            // store.state.isLoading == false: StopLoading reached the reducer, once
+
+            #expect(store.state.isLoading == false)
+            try await store.receive(StartLoading.self) { $0.isLoading = true }
+            try await store.receive(StopLoading.self) { $0.isLoading = false }
+            run.cancel()  // after the run finished: nothing more
+            try await store.finish()
+        }
+
         @Test("FailureAndCancellation guide: a node of another graph is reported and fails, never hangs")
         func foreignNode() async {
             let printed = Lines()
