@@ -108,30 +108,39 @@ extension GraphStories {
 
         @Test("cancel while another thread applies a sync node: the node completes, then the cancel action")
         func cancelWhileAnotherThreadAppliesASyncNode() async throws {
+            // The middleware holds the sync node on a pool thread until a plain Thread (not a task,
+            // so no pool thread waits for pool work) has cancelled the run. Both waits are bounded.
             let probe = Probe()
-            let entered = Probe()
+            let entered = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
             let blocking = Middleware<AppState> { action, _, next in
                 if (action as? Note)?.text == "slow" {
-                    entered.record("slow")
-                    _ = release.wait(timeout: .now() + 10)  // bounded: never hangs the suite
+                    entered.signal()
+                    _ = release.wait(timeout: .now() + 10)
                 }
                 next(action)
             }
             let store = Store(initialState: AppState(), reducer: reducer, middleware: [blocking])
+            let gate = Latch()
             var graph = Graph()
-            let token = graph.run(call("LogIn", probe, answering: "ada"))
+            let token = graph.run(call("LogIn", probe, answering: "ada", gate: gate))
             let slow = graph.send(Note("slow"), after: token)
             let after = graph.send(Note("after"), after: slow)
             graph.setCancelAction(Self.stop)
 
             let run = store.dispatch(graph)
-            try await withDeadline(10, "the slow node to be applied") { await entered.waitFor("slow") }
-            run.cancel()  // returns while the other thread is still inside the middleware
-            #expect(!run.isFinished)
-            release.signal()
+            let seenByCanceller = Probe()
+            let canceller = Thread {
+                defer { release.signal() }
+                guard entered.wait(timeout: .now() + 10) == .success else { return }
+                run.cancel()  // returns while the other thread is still inside the middleware
+                seenByCanceller.record(run.isFinished ? "finished" : "not finished")
+            }
+            canceller.start()
+            gate.open()
             let report = try await withDeadline(10, "the run") { await run.wait() }
 
+            #expect(seenByCanceller.log == ["not finished"])
             #expect(store.state.applied == ["slow", "stop spinner"])
             #expect(report[slow].outcome == .succeeded)
             #expect(report[after].outcome == .cancelled)
