@@ -65,12 +65,12 @@ extension StoreCore {
         }
         // Register before the task exists, so that a store already released never calls `run`.
         let cancellation = CancellationGate()
-        guard let id = register(cancel: { cancellation.cancel() }) else {
+        guard let (id, isObserved) = registerObserved(cancel: { cancellation.cancel() }) else {
             report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
             return ActionTask(.failed(StoreError.storeReleased))
         }
         let context = ActionContext(core: self)
-        let observed = announceStart(of: action)
+        let observed = isObserved ? announceStart(of: action) : nil
         let task = Task<A.Response, any Error> {
             defer { self.unregister(id) }
             guard let observed else { return try await self.perform(action, context: context) }
@@ -102,7 +102,7 @@ extension StoreCore {
         }
         if isNew {
             let context = ActionContext(core: self)
-            let observed = announceStart(of: action)
+            let observed = hasEventObservers ? announceStart(of: action) : nil
             call.attach(
                 Task {
                     let result: Result<A.Response, any Error>
@@ -123,9 +123,8 @@ extension StoreCore {
 }
 
 extension StoreCore {
-    /// Records that `action` starts, when the store is observed: its identity for the finish.
-    private func announceStart<A: AsyncAction>(of action: A) -> StoreEvent.AsyncActionInfo? {
-        guard events.isObserved else { return nil }
+    /// Records that `action` starts (the store is observed): its identity for the finish.
+    private func announceStart<A: AsyncAction>(of action: A) -> StoreEvent.AsyncActionInfo {
         let info = StoreEvent.AsyncActionInfo(id: events.nextID(), action: action)
         events.enqueue([.event(.actionStarted(info))])
         deliverEvents()

@@ -47,6 +47,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     private var nextWorkID: UInt64 = 0  // registryLock
     private var inFlight: [UInt64: @Sendable () -> Void] = [:]  // registryLock: cancels
     private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]  // registryLock
+    /// How many event observers the store has: read with a registration, under the same lock, so an
+    /// unobserved run or async action pays no second lock to learn it (see `StoreEvent`).
+    private var eventObservers = 0  // registryLock
 
     init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>], options: StoreOptions) {
         self.state = initialState
@@ -54,6 +57,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.middleware = middleware
         self.options = options
         self.events = EventHub(permanent: options.onEvent)
+        self.eventObservers = options.onEvent == nil ? 0 : 1
     }
 
     /// Whether the ``Store`` has been released.
@@ -267,12 +271,25 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     /// Registers work so that closing the store cancels it; `nil` when the store is already closed.
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64? {
+        registerObserved(cancel: cancel)?.id
+    }
+
+    /// `register(cancel:)`, also telling whether the store has event observers, under one lock.
+    func registerObserved(cancel: @escaping @Sendable () -> Void) -> (id: UInt64, isObserved: Bool)? {
         registryLock.withLock {
             guard !closed else { return nil }
             nextWorkID += 1
             inFlight[nextWorkID] = cancel
-            return nextWorkID
+            return (nextWorkID, eventObservers > 0)
         }
+    }
+
+    /// Whether the store has event observers now.
+    var hasEventObservers: Bool { registryLock.withLock { eventObservers > 0 } }
+
+    /// Counts an event observer in (`1`) or out (`-1`).
+    func countEventObservers(_ change: Int) {
+        registryLock.withLock { eventObservers += change }
     }
 
     func unregister(_ id: UInt64) {

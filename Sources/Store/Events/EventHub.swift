@@ -18,6 +18,8 @@ final class EventHub: Sendable {
     private struct Entry {
         let id: UInt64
         let observer: @Sendable (StoreEvent) -> Void
+        /// Called once when the entry is removed by its subscription (not when the hub closes).
+        var removed: (@Sendable () -> Void)? = nil
         /// Held weakly, so that closing the hub can end it (`isCancelled`) without keeping it alive.
         weak var subscription: Subscription?
     }
@@ -45,9 +47,6 @@ final class EventHub: Sendable {
         state = LockedValue(initial)
     }
 
-    /// Whether anyone observes: work dispatched now records its events only then.
-    var isObserved: Bool { state.withLock { !$0.observers.isEmpty } }
-
     /// The identifier of the next run or async action.
     func nextID() -> StoreEvent.ID {
         state.withLock { state in
@@ -56,35 +55,42 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Adds `observer`; the subscription removes it. Ends the subscription at once if the hub is closed.
-    func add(_ observer: @escaping @Sendable (StoreEvent) -> Void) -> Subscription {
+    /// Adds `observer`; the subscription removes it and then calls `removed`. Ends the subscription
+    /// at once (and calls `removed`) if the hub is closed.
+    func add(
+        _ observer: @escaping @Sendable (StoreEvent) -> Void, removed: @escaping @Sendable () -> Void
+    ) -> Subscription {
         let id = state.withLock { state -> UInt64? in
             guard !state.isClosed else { return nil }
             state.nextObserver += 1
             return state.nextObserver
         }
         guard let id else {
-            let ended = Subscription {}
+            let ended = Subscription(onCancel: removed)
             ended.cancel()
             return ended
         }
         let subscription = Subscription { [weak self] in self?.remove(id) }
         let added = state.withLock { state -> Bool in
             guard !state.isClosed else { return false }
-            state.entries.append(Entry(id: id, observer: observer, subscription: subscription))
+            state.entries.append(Entry(id: id, observer: observer, removed: removed, subscription: subscription))
             state.observers.append(observer)
             return true
         }
-        if !added { subscription.cancel() }
+        if !added {
+            subscription.cancel()
+            removed()
+        }
         return subscription
     }
 
     private func remove(_ id: UInt64) {
-        state.withLock { state in
-            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return }
-            state.entries.remove(at: index)
+        let removed = state.withLock { state -> (@Sendable () -> Void)? in
+            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return nil }
             state.observers.remove(at: index)
+            return state.entries.remove(at: index).removed
         }
+        removed?()
     }
 
     /// Queues `items`, in order. Takes only the hub's lock, so a run may call it under its own.

@@ -15,11 +15,17 @@ extension Store {
     ///   released, and ending it releases `observer`. Cancelled from another thread while an event is
     ///   being delivered, the observer may still receive that event, but none after it.
     public func observeEvents(_ observer: @escaping @Sendable (StoreEvent) -> Void) -> Subscription {
-        core.events.add(observer)
+        core.observeEvents(observer)
     }
 }
 
 extension StoreCore {
+    /// Adds an event observer, counted so that work dispatched from now on records its events.
+    func observeEvents(_ observer: @escaping @Sendable (StoreEvent) -> Void) -> Subscription {
+        countEventObservers(1)
+        return events.add(observer, removed: { [weak self] in self?.countEventObservers(-1) })
+    }
+
     /// Delivers the queued events, or, when this thread is inside the pipeline (applying an action:
     /// a subscriber, a middleware, a graph's sync node), leaves them for the pipeline's exit, so
     /// that no observer runs under the pipeline lock. Called with no other lock of the store held.

@@ -34,13 +34,12 @@ public final class GraphRun<State: Sendable>: Sendable {
             hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
         self.protected = LockedValue(Protected(machine: machine))
         self.elapsed = stopwatch(on: core.options.clock)
-        if core.events.isObserved { startRecording() }
     }
 
-    /// The store is observed: record this run's events. Apart from `init`, so that an unobserved
-    /// run's `init` stays as small as before.
+    /// The store is observed: record this run's events. Called before the run's first event; apart
+    /// from the common path, so that an unobserved run stays as small as before.
     @inline(never)
-    private func startRecording() {
+    func startRecording() {
         let recorder = RunRecorder(hub: core.events, nodeCount: graph.count, shape: GraphShape(graph))
         protected.withLock { protected in
             protected.recorder = recorder
@@ -50,13 +49,16 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Registers the run with its store (so that releasing the store cancels it) and starts it.
     func start() {
-        guard let id = core.register(cancel: { [weak self] in self?.cancel(byStoreRelease: true) }) else {
+        guard
+            let (id, isObserved) = core.registerObserved(cancel: { [weak self] in self?.cancel(byStoreRelease: true) })
+        else {
             core.report(
                 .dispatchAfterRelease,
                 "a graph of \(graph.count) nodes was dispatched after its store was released; it was cancelled.")
             cancel()
             return
         }
+        if isObserved { startRecording() }
         let now = elapsed()
         perform(
             protected.withLock { protected in
@@ -405,6 +407,7 @@ extension StoreCore {
             report(
                 .dispatchFromReducer,
                 "a graph of \(graph.count) nodes was dispatched from \(context); it was cancelled.")
+            if hasEventObservers { run.startRecording() }
             run.cancel()
             return run
         }
