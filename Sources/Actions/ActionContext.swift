@@ -6,10 +6,19 @@
 public struct ActionContext<State: Sendable>: Sendable {
     @usableFromInline
     let core: StoreCore<State>
+    /// Closed when the work this context belongs to was cancelled by a later dispatch with the same
+    /// id (or by `cancel(id:)`): its sync dispatches are then dropped. `nil` for other work.
+    let gate: DispatchGate?
 
     @usableFromInline
     init(core: StoreCore<State>) {
         self.core = core
+        self.gate = nil
+    }
+
+    init(core: StoreCore<State>, gate: DispatchGate) {
+        self.core = core
+        self.gate = gate
     }
 
     /// The store's state at the moment of reading. Read it again after an `await`: it may have changed.
@@ -19,8 +28,15 @@ public struct ActionContext<State: Sendable>: Sendable {
     ///
     /// From inside a middleware or a subscriber it is queued and applied right after the current
     /// action; from anywhere else it returns once the action is applied (see ``Store``).
+    ///
+    /// In an async action dispatched with an id (`Store.dispatch(_:id:policy:)`), the action is
+    /// dropped once that work was cancelled or replaced: a stale response never reaches the state.
     public func dispatch(_ action: some Action) {
-        core.dispatch(action)
+        if let gate {
+            core.dispatch(action, admit: { gate.isOpen })
+        } else {
+            core.dispatch(action)
+        }
     }
 
     /// Starts an async action in the same store (see `Store.dispatch(_:)` for async actions).

@@ -38,6 +38,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
+    /// The work dispatched with an id (take-latest, debounce, throttle).
+    let latest: LatestWork
 
     private var closed = false  // registryLock
     private var nextWorkID: UInt64 = 0  // registryLock
@@ -49,6 +51,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.reducer = reducer
         self.middleware = middleware
         self.options = options
+        self.latest = LatestWork(clock: options.clock)
     }
 
     /// Whether the ``Store`` has been released.
@@ -68,6 +71,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// middleware dispatched); the outermost call returns once everything queued during it is applied.
     @inlinable
     func dispatch(_ action: some Action) {
+        dispatch(action, admit: nil)
+    }
+
+    /// `dispatch(_:)`, with a check made right before the reducer (under the state lock): the action
+    /// is dropped when `admit` says no. Work dispatched with an id uses it to drop what it dispatches
+    /// once it was cancelled.
+    @inlinable
+    func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         if let context = PureCall.current {
             reportImpureDispatch(action, from: context)
             return
@@ -81,10 +92,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             return
         }
         if isApplying {
-            queue.append(.action(action))
+            queue.append(.action(action, admit: admit))
         } else {
             isApplying = true
-            apply(action, admit: nil)
+            apply(action, admit: admit)
             if !queue.isEmpty { applyQueue() }
             isApplying = false
         }
@@ -129,7 +140,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     func applyQueue() {
         while let work = queue.popFirst() {
             switch work {
-            case .action(let action): apply(action, admit: nil)
+            case .action(let action, let admit): apply(action, admit: admit)
             case .run(let run): run.applySyncItems()
             }
         }
@@ -321,7 +332,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 /// Work queued in the pipeline behind the action being applied.
 @usableFromInline
 enum QueuedWork<State: Sendable> {
-    case action(any Action)
+    /// A sync action, and the check it must pass right before the reducer, if any.
+    case action(any Action, admit: (@Sendable () -> Bool)?)
     /// A run with ready sync nodes (it holds one place in the queue at most).
     case run(GraphRun<State>)
 }

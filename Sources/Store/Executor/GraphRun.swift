@@ -115,6 +115,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Whether every node is terminal and every fallback was applied.
     public var isFinished: Bool { protected.withLock { $0.machine.isFinished } }
 
+    /// Whether the run has started (or ended); `false` while a debounced or throttled dispatch waits.
+    var hasStarted: Bool { protected.withLock { $0.machine.phase != .notStarted } }
+
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
         let machine = protected.withLock { $0.machine }
@@ -310,7 +313,7 @@ extension StoreCore {
 
 /// Time since now on `clock`, as a closure that reads it: the one clock a run's report and its
 /// timeouts share (a test clock's run shows virtual times).
-private func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
+func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
     func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
         let start = clock.now
         return { start.duration(to: clock.now) }

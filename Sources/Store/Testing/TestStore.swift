@@ -412,6 +412,32 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         return run
     }
 
+    /// Starts an async action under `id`, as `Store.dispatch(_:id:policy:)` does, tracked so that
+    /// `receive` and `finish` wait for it (a debounced one counts as in flight while it waits).
+    @discardableResult
+    public func dispatch<A: AsyncAction>(
+        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> ActionTask<A.Response> where A.State == State {
+        let task = store.dispatch(action, id: id, policy: policy)
+        track(.task("\(A.self) (id \(id))")) { _ = try? await task.value }
+        return task
+    }
+
+    /// Starts a graph under `id`, as `Store.dispatch(_:id:policy:)` does, tracked like any run.
+    @discardableResult
+    public func dispatch(
+        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> GraphRun<State> {
+        let run = store.dispatch(graph, id: id, policy: policy)
+        track(.run(run)) { _ = await run.wait() }
+        return run
+    }
+
+    /// Cancels the work dispatched with `id`, as `Store.cancel(id:)` does.
+    public func cancel(id: some Hashable & Sendable) {
+        store.cancel(id: id)
+    }
+
     /// Calls `observer` at once with the current state, then after every committed action.
     public func subscribe(_ observer: @escaping @Sendable (State) -> Void) -> Subscription {
         store.subscribe(observer)
@@ -657,6 +683,10 @@ enum Tracked<State: Sendable>: Sendable {
                 needParking += 1
             case .run(let run):
                 if run.isFinished { continue }
+                if !run.hasStarted {  // dispatched with a debounce or throttle: asleep on the clock
+                    needParking += 1
+                    continue
+                }
                 let report = run.report
                 var open = false
                 for entry in report where entry.outcome == nil {
