@@ -85,7 +85,34 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
-        return endNode(.makeAction({ inputs in make(repeat inputs.value(each nodes)) }, ActionType(A.self)))
+        return endNode(.makeAction({ inputs, _ in make(repeat inputs.value(each nodes)) }, ActionType(A.self)))
+    }
+
+    /// Adds a sync action built, when the node starts, from the store's state at that moment and the
+    /// responses of `prerequisites`, so that it reads the state as it is then, not as it was when
+    /// the graph was built.
+    ///
+    /// ```swift
+    /// graph.send(after: page) { state, page in AppendPage(page, replacing: state.feed.isEmpty) }
+    /// ```
+    /// - Parameters:
+    ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first. None
+    ///     for a root node, which reads the state when the run starts it.
+    ///   - make: receives the state as it is right before the action is applied (after the
+    ///     actions applied before it), then the prerequisites' responses, in order and typed;
+    ///     called once. Like every `make` closure it must be pure: a dispatch from it is dropped.
+    @discardableResult
+    public mutating func send<each R, A: Action>(
+        after prerequisites: repeat Node<each R>,
+        makeFromState make: @escaping @Sendable (State, repeat each R) -> A
+    ) -> Node<Void> {
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let nodes = (repeat each prerequisites)
+        return endNode(
+            .makeAction(
+                { inputs, core in make(Self.core(core).currentState, repeat inputs.value(each nodes)) },
+                ActionType(A.self)))
     }
 
     // MARK: Async nodes
@@ -131,6 +158,37 @@ public struct ActionGraph<State: Sendable>: Sendable {
             .async(
                 { inputs, core in
                     AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core))
+                }, ActionType(A.self)))
+    }
+
+    /// Adds an async action built, when the node starts, from the store's state at that moment and
+    /// the responses of `prerequisites`: "load the next page" reads the page count the state has
+    /// when the request leaves, not when the graph was built.
+    ///
+    /// ```swift
+    /// let page = graph.run(after: token) { state, token in FetchPage(token: token, number: state.pages + 1) }
+    /// ```
+    /// - Parameters:
+    ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first. None
+    ///     for a root node, which reads the state when the run starts it.
+    ///   - make: receives the state when the node starts, then the prerequisites' responses, in
+    ///     order and typed; called once, even when the node is retried (every attempt runs the same
+    ///     action). It must be pure: a dispatch from it is dropped.
+    @discardableResult
+    public mutating func run<each R, A: AsyncAction>(
+        after prerequisites: repeat Node<each R>,
+        makeFromState make: @escaping @Sendable (State, repeat each R) -> A
+    )
+        -> Node<A.Response> where A.State == State
+    {
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let nodes = (repeat each prerequisites)
+        return endNode(
+            .async(
+                { inputs, core in
+                    let core = Self.core(core)
+                    return AsyncNodeWork(make(core.currentState, repeat inputs.value(each nodes)), core: core)
                 }, ActionType(A.self)))
     }
 

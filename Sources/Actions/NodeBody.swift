@@ -7,8 +7,9 @@
 enum NodeBody: Sendable {
     /// A sync action known when the graph was built.
     case action(any Action)
-    /// A sync action built from the prerequisites' responses when the node starts.
-    case makeAction(@Sendable (NodeInputs) -> any Action, ActionType)
+    /// A sync action built when the node starts, from the prerequisites' responses (and, for a
+    /// state-built node, the state: the closure casts the store's core back, as async bodies do).
+    case makeAction(@Sendable (NodeInputs, AnyObject) -> any Action, ActionType)
     /// An async action, built from the prerequisites' responses when the node starts, bound to the
     /// store that runs it.
     case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)

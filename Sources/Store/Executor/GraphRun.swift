@@ -175,7 +175,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return action
             case .makeAction(let make, _):
                 let inputs = self.inputs(of: node)
-                return PureCall.run(.makeClosure) { make(inputs) }
+                return PureCall.run(.makeClosure) { make(inputs, core) }
             case .async, .delay, .join:
                 preconditionFailure("OresRedux: node #\(node) is not a sync node")
             }
