@@ -58,28 +58,26 @@ let appReducer = Reducer<AppState>.combine(
 )
 
 // MARK: Async actions: they call the API and answer typed responses.
+// Each carries only its data; the API client comes from the store (`context.dependencies.api`).
 
-struct LogIn: AsyncAction {
-    let api: any API
+struct LogIn: AsyncAction, Equatable {
     let user: String
     let password: String
     func run(_ context: ActionContext<AppState>) async throws -> Session {
-        try await api.logIn(user: user, password: password)
+        try await context.dependencies.api.logIn(user: user, password: password)
     }
 }
 
-struct FetchProfile: AsyncAction {
-    let api: any API
+struct FetchProfile: AsyncAction, Equatable {
     let token: String
     func run(_ context: ActionContext<AppState>) async throws -> Profile {
-        try await api.profile(token: token)
+        try await context.dependencies.api.profile(token: token)
     }
 }
 
-struct FetchFeed: AsyncAction {
-    let api: any API
+struct FetchFeed: AsyncAction, Equatable {
     let token: String
     func run(_ context: ActionContext<AppState>) async throws -> [Post] {
-        try await api.feed(token: token)
+        try await context.dependencies.api.feed(token: token)
     }
 }

@@ -74,8 +74,11 @@ func scenario(
     expect: (GraphReport, HomeController.LogInGraph, AppState) -> Bool
 ) async -> Bool {
     print("\n== \(number). \(title)")
-    let store = Store(initialState: AppState(), reducer: appReducer)
-    let controller = HomeController(store: store, api: api)
+    // The app registers its live API client once, in the store; every async action reads it there.
+    var dependencies = Dependencies()
+    dependencies.api = api
+    let store = Store(initialState: AppState(), reducer: appReducer, options: StoreOptions(dependencies: dependencies))
+    let controller = HomeController(store: store)
     let start = ContinuousClock.now
     let rendering = controller.render { line in
         let elapsed = (ContinuousClock.now - start).components
