@@ -4,8 +4,8 @@
 /// released, `state` still answers with the last committed state, and `dispatch` drops the action
 /// and reports a ``StoreDiagnostic`` instead of crashing.
 public struct ActionContext<State: Sendable>: Sendable {
-    @usableFromInline
-    let core: StoreCore<State>
+    /// The store, or the scope of a store, this context belongs to.
+    let core: any StoreBackend<State>
     /// Closed when the work this context belongs to was cancelled by a later dispatch with the same
     /// id (or by `cancel(id:)`): its sync dispatches are then dropped. `nil` for other work.
     let gate: DispatchGate?
@@ -18,6 +18,11 @@ public struct ActionContext<State: Sendable>: Sendable {
 
     init(core: StoreCore<State>, gate: DispatchGate) {
         self.core = core
+        self.gate = gate
+    }
+
+    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil) {
+        self.core = backend
         self.gate = gate
     }
 
@@ -35,7 +40,7 @@ public struct ActionContext<State: Sendable>: Sendable {
         if let gate {
             core.dispatch(action, admit: { gate.isOpen })
         } else {
-            core.dispatch(action)
+            core.dispatch(action, admit: nil)
         }
     }
 

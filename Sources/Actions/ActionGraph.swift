@@ -111,7 +111,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let nodes = (repeat each prerequisites)
         return endNode(
             .makeAction(
-                { inputs, core in make(Self.core(core).currentState, repeat inputs.value(each nodes)) },
+                { inputs, backend in make(Self.backend(backend).currentState, repeat inputs.value(each nodes)) },
                 ActionType(A.self)))
     }
 
@@ -131,7 +131,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
         addNode(
-            .async({ _, core in AsyncNodeWork(action, core: Self.core(core)) }, ActionType(A.self)),
+            .async({ _, backend in Self.backend(backend).nodeWork(action) }, ActionType(A.self)),
             after: prerequisites)
     }
 
@@ -156,8 +156,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let nodes = (repeat each prerequisites)
         return endNode(
             .async(
-                { inputs, core in
-                    AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core))
+                { inputs, backend in
+                    Self.backend(backend).nodeWork(make(repeat inputs.value(each nodes)))
                 }, ActionType(A.self)))
     }
 
@@ -186,9 +186,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let nodes = (repeat each prerequisites)
         return endNode(
             .async(
-                { inputs, core in
-                    let core = Self.core(core)
-                    return AsyncNodeWork(make(core.currentState, repeat inputs.value(each nodes)), core: core)
+                { inputs, backend in
+                    let backend = Self.backend(backend)
+                    return backend.nodeWork(make(backend.currentState, repeat inputs.value(each nodes)))
                 }, ActionType(A.self)))
     }
 
@@ -227,8 +227,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
         _ = beginNode()
         return endNode(
             .join(
-                { core in
-                    guard run.core === core else { throw GraphError.joinedRunOfAnotherStore }
+                { backend in
+                    guard run.core === Self.backend(backend).host else { throw GraphError.joinedRunOfAnotherStore }
                     switch await run.outcome(of: node) {
                     case .succeeded(let value): return wrapResponse(value)
                     case .failed(let error): throw error
@@ -290,12 +290,13 @@ public struct ActionGraph<State: Sendable>: Sendable {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 
-    /// The store core a run hands an async body: the run's own, whose state type is this graph's.
-    private static func core(_ core: AnyObject) -> StoreCore<State> {
-        guard let core = core as? StoreCore<State> else {
+    /// What a run hands a node's body: the store or scope the graph was dispatched to, whose state
+    /// type is this graph's.
+    private static func backend(_ object: AnyObject) -> any StoreBackend<State> {
+        guard let backend = object as? any StoreBackend<State> else {
             preconditionFailure("OresRedux: a graph of \(State.self) ran in a store of another state type")
         }
-        return core
+        return backend
     }
 
     /// The prerequisites of node `index`.

@@ -116,7 +116,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// Puts a run with ready sync nodes in the pipeline: applied now, or after the current action
     /// when this thread is already applying one. The run's state machine asks for this once per
     /// stretch of ready work, and the run leaves the queue only when its machine says it is idle.
-    func schedule(_ run: GraphRun<State>) {
+    func schedule(_ run: any PipelineRun) {
         pipelineLock.lock()
         queue.append(.run(run))
         if !isApplying {
@@ -131,7 +131,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     var hasQueuedWork: Bool { !queue.isEmpty }
 
     /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
-    func requeue(_ run: GraphRun<State>) {
+    func requeue(_ run: any PipelineRun) {
         queue.append(.run(run))
     }
 
@@ -335,7 +335,7 @@ enum QueuedWork<State: Sendable> {
     /// A sync action, and the check it must pass right before the reducer, if any.
     case action(any Action, admit: (@Sendable () -> Bool)?)
     /// A run with ready sync nodes (it holds one place in the queue at most).
-    case run(GraphRun<State>)
+    case run(any PipelineRun)
 }
 
 /// Anything in flight that closing the store cancels.

@@ -17,14 +17,18 @@
 public final class GraphRun<State: Sendable>: Sendable {
     typealias Machine = RunStateMachine
 
-    let core: StoreCore<State>
+    /// The store whose pipeline the run goes through (a scoped store's root).
+    let core: any RunHost
+    /// What the graph's nodes see: the store, or the scope the graph was dispatched to.
+    let backend: any StoreBackend<State>
     let graph: ActionGraph<State>
     private let protected: LockedValue<Protected>
     /// Time since the run started, on the store's clock.
     private let elapsed: @Sendable () -> Duration
 
-    init(core: StoreCore<State>, graph: ActionGraph<State>) {
+    init(host core: any RunHost, backend: any StoreBackend<State>, graph: ActionGraph<State>) {
         self.core = core
+        self.backend = backend
         self.graph = graph
         let storage = graph.storage
         let machine = Machine(
@@ -132,6 +136,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Applies this run's ready sync items one by one through the pipeline, until the machine says
     /// it has none left (`.idle`) or that work the store has queued goes first (`.yield`: the run
     /// goes back in line behind it, still scheduled).
+    @usableFromInline
     func applySyncItems() {
         var step = nextItem()
         while case .apply(let item) = step {
@@ -175,7 +180,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return action
             case .makeAction(let make, _):
                 let inputs = self.inputs(of: node)
-                return PureCall.run(.makeClosure) { make(inputs, core) }
+                return PureCall.run(.makeClosure) { make(inputs, backend) }
             case .async, .delay, .join:
                 preconditionFailure("OresRedux: node #\(node) is not a sync node")
             }
@@ -213,8 +218,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         switch graph.storage.bodies[node] {
         case .async(let bind, _):
             let inputs = self.inputs(of: node)
-            let core = self.core
-            operation = PureCall.run(.makeClosure) { bind(inputs, core) }.attempt
+            let backend = self.backend
+            operation = PureCall.run(.makeClosure) { bind(inputs, backend) }.attempt
         case .delay(let duration):
             let clock = core.options.clock
             operation = {
@@ -222,8 +227,8 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return nil
             }
         case .join(let wait, _):
-            let core = self.core
-            operation = { try await Attempts.untilCancelled { try await wait(core) } }
+            let backend = self.backend
+            operation = { try await Attempts.untilCancelled { try await wait(backend) } }
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
@@ -296,9 +301,12 @@ private struct Performable {
     let resume: [CheckedContinuation<Void, Never>]
 }
 
+extension GraphRun: PipelineRun {}
+
 extension StoreCore {
-    func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        let run = GraphRun(core: self, graph: graph)
+    /// Starts `graph` in this store's pipeline; its nodes see `backend` (this store, or a scope).
+    func startGraph<S: Sendable>(_ graph: ActionGraph<S>, backend: any StoreBackend<S>) -> GraphRun<S> {
+        let run = GraphRun(host: self, backend: backend, graph: graph)
         if let context = PureCall.current {
             report(
                 .dispatchFromReducer,

@@ -1,8 +1,10 @@
 extension StoreCore {
-    /// Starts `action` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`).
-    func dispatchAsync<A: AsyncAction>(
-        _ action: A, id: WorkID, policy: InFlightPolicy
-    ) -> ActionTask<A.Response> where A.State == State {
+    /// Starts `action` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`), with
+    /// the context `makeContext` makes around the dispatch's gate (this store's, or a scope's).
+    func startAsync<A: AsyncAction>(
+        _ action: A, id: WorkID, policy: InFlightPolicy,
+        makeContext: (DispatchGate) -> ActionContext<A.State>
+    ) -> ActionTask<A.Response> {
         if let context = PureCall.current {
             report(.dispatchFromReducer, "\(A.self) was dispatched from \(context); it was not started.")
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
@@ -20,7 +22,7 @@ extension StoreCore {
             report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
             return ActionTask(.failed(StoreError.storeReleased))
         }
-        let context = ActionContext(core: self, gate: gate)
+        let context = makeContext(gate)
         let clock = options.clock
         let task = Task<A.Response, any Error> {
             defer {
@@ -34,7 +36,7 @@ extension StoreCore {
             try Task.checkCancellation()
             if action is any KeyedAsyncAction {
                 // A keyed call is shared with other dispatches: join it, and withdraw when cancelled.
-                let shared = self.dispatchAsync(action)
+                let shared = self.startAsync(action, context: context)
                 return try await withTaskCancellationHandler {
                     try await shared.value
                 } onCancel: {
@@ -48,9 +50,11 @@ extension StoreCore {
     }
 
     /// Starts `graph` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`).
-    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State> {
-        if PureCall.current != nil { return dispatchGraph(graph) }  // reported and cancelled there
-        let run = GraphRun(core: self, graph: graph)
+    func startGraph<S: Sendable>(
+        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, id: WorkID, policy: InFlightPolicy
+    ) -> GraphRun<S> {
+        if PureCall.current != nil { return startGraph(graph, backend: backend) }  // reported and cancelled there
+        let run = GraphRun(host: self, backend: backend, graph: graph)
         let waiting = DispatchGate()
         let cancel: @Sendable () -> Void = {
             waiting.close()
