@@ -227,8 +227,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
         _ = beginNode()
         return endNode(
             .join(
-                { backend in
-                    guard run.core === Self.backend(backend).host else { throw GraphError.joinedRunOfAnotherStore }
+                { host in
+                    guard run.core === host else { throw GraphError.joinedRunOfAnotherStore }
                     switch await run.outcome(of: node) {
                     case .succeeded(let value): return wrapResponse(value)
                     case .failed(let error): throw error
@@ -290,13 +290,14 @@ public struct ActionGraph<State: Sendable>: Sendable {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 
-    /// What a run hands a node's body: the store or scope the graph was dispatched to, whose state
-    /// type is this graph's.
-    private static func backend(_ object: AnyObject) -> any StoreBackend<State> {
-        guard let backend = object as? any StoreBackend<State> else {
-            preconditionFailure("OresRedux: a graph of \(State.self) ran in a store of another state type")
+    /// The store or scope the graph was dispatched to, from what a run hands a node's body: the run
+    /// itself. (A cast to the run's class is a cheap check; a cast to `any StoreBackend<State>`
+    /// would look up a conformance on every node.)
+    private static func backend(_ run: AnyObject) -> any StoreBackend<State> {
+        guard let run = run as? GraphRun<State> else {
+            preconditionFailure("OresRedux: a graph of \(State.self) ran in a run of another state type")
         }
-        return backend
+        return run.backend
     }
 
     /// The prerequisites of node `index`.

@@ -180,7 +180,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return action
             case .makeAction(let make, _):
                 let inputs = self.inputs(of: node)
-                return PureCall.run(.makeClosure) { make(inputs, backend) }
+                return PureCall.run(.makeClosure) { make(inputs, self) }
             case .async, .delay, .join:
                 preconditionFailure("OresRedux: node #\(node) is not a sync node")
             }
@@ -218,8 +218,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         switch graph.storage.bodies[node] {
         case .async(let bind, _):
             let inputs = self.inputs(of: node)
-            let backend = self.backend
-            operation = PureCall.run(.makeClosure) { bind(inputs, backend) }.attempt
+            operation = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
         case .delay(let duration):
             let clock = core.options.clock
             operation = {
@@ -227,8 +226,9 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return nil
             }
         case .join(let wait, _):
-            let backend = self.backend
-            operation = { try await Attempts.untilCancelled { try await wait(backend) } }
+            // The host store, not the run: a join that never ends must not keep its run alive.
+            let host = core
+            operation = { try await Attempts.untilCancelled { try await wait(host) } }
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
