@@ -32,6 +32,10 @@ struct AppState: Equatable, Sendable {
     var profile: Profile?
     var feed: [Post] = []
     var banner: String?
+    /// The feed search (see Search.swift): what is typed, and the posts found for `searchedFor`.
+    var searchQuery = ""
+    var searchedFor: String?
+    var searchResults: [Post] = []
 }
 
 // MARK: Sync actions: they reach the reducer.
@@ -54,7 +58,12 @@ let appReducer = Reducer<AppState>.combine(
         state.feed = action.feed
         state.screen = .home
     },
-    .on(ShowBanner.self) { state, action in state.banner = action.message }
+    .on(ShowBanner.self) { state, action in state.banner = action.message },
+    .on(SetSearchQuery.self) { state, action in state.searchQuery = action.query },
+    .on(ShowSearchResults.self) { state, action in
+        state.searchedFor = action.query
+        state.searchResults = action.posts
+    }
 )
 
 // MARK: Async actions: they call the API and answer typed responses.
