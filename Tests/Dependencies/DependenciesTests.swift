@@ -89,7 +89,7 @@ struct DependenciesTests {
 
     /// The error `task` failed with, if it is a ``NotSet``; `nil` if it succeeded or failed otherwise.
     static func error(of task: ActionTask<Profile>) async throws -> NotSet? {
-        try await withDeadline(5, "the task") {
+        try await withDeadline(10, "the task") {
             do {
                 _ = try await task.value
                 return nil
@@ -142,7 +142,7 @@ struct DependenciesTests {
 
         dependencies.api = FakeAPI(name: "Grace")
 
-        let profile = try await withDeadline(5, "FetchProfile") {
+        let profile = try await withDeadline(10, "FetchProfile") {
             try await store.dispatch(FetchProfile(token: "t")).value
         }
         #expect(profile == Profile(name: "Ada"))
@@ -172,7 +172,7 @@ struct DependenciesTests {
         let profile = graph.run(FetchProfile(token: "token-1"))
         graph.send(after: profile) { profile in ProfileLoaded(profile: profile) }
         let run = store.dispatch(graph)
-        let report = try await withDeadline(5, "the profile graph") { await run.wait() }
+        let report = try await withDeadline(10, "the profile graph") { await run.wait() }
 
         #expect(report[profile].outcome == .succeeded)
         #expect(store.state.profile == Profile(name: "Ada"))
@@ -273,7 +273,7 @@ struct DependenciesTests {
         #expect(clock.sleeperCount == 1)
 
         await clock.advance(by: .seconds(1))
-        let answer = try await withDeadline(5, "WaitThenAnswer") { try await task.value }
+        let answer = try await withDeadline(10, "WaitThenAnswer") { try await task.value }
         #expect(answer == "done after 3600.0 seconds")
         #expect(woke.values == ["woke"])
         #expect(clock.now == VirtualClock.Instant(offset: .seconds(3600)))

@@ -118,7 +118,7 @@ extension GuideApp.WithDependencies {
         func theProblem() async throws {
             let store = Store(initialState: AppState(), reducer: GuideApp.appReducer)
             let api = FakeAPI()
-            let profile = try await withDeadline(5, "FetchProfileCarryingItsClient") {
+            let profile = try await withDeadline(10, "FetchProfileCarryingItsClient") {
                 try await store.dispatch(FetchProfileCarryingItsClient(api: api, token: "t1")).value
             }
             #expect(profile == Profile(name: "Ada"))
@@ -128,7 +128,7 @@ extension GuideApp.WithDependencies {
         func defaultFailsLoudly() async throws {
             let store = Store(initialState: AppState(), reducer: GuideApp.appReducer)
             let task = store.dispatch(FetchProfile(token: "t1"))
-            let message = try await withDeadline(5, "FetchProfile") { () async -> String in
+            let message = try await withDeadline(10, "FetchProfile") { () async -> String in
                 do {
                     _ = try await task.value
                     return "no error"
@@ -151,7 +151,7 @@ extension GuideApp.WithDependencies {
             let profile = graph.run(FetchProfile(token: "t1"))
             graph.send(after: profile) { profile in ProfileLoaded(profile: profile) }
             let run = store.dispatch(graph)
-            _ = try await withDeadline(5, "the profile graph") { await run.wait() }
+            _ = try await withDeadline(10, "the profile graph") { await run.wait() }
 
             #expect(store.state.profile == Profile(name: "Ada from api.example.com"))
         }
@@ -204,7 +204,7 @@ extension GuideApp.WithDependencies {
             await store.clock.advance(by: .seconds(2))  // the second check says yes
             try await store.finish()
 
-            try await withDeadline(5, "WaitUntilPublished") { try await published.value }
+            try await withDeadline(10, "WaitUntilPublished") { try await published.value }
             #expect(api.checks.value == 2)
             #expect(store.clock.now == VirtualClock.Instant(offset: .seconds(2)))
         }
@@ -222,7 +222,7 @@ extension GuideApp.WithDependencies {
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(4))  // two sleeps of 2 s, one after the other
 
-            try await withDeadline(5, "WaitUntilPublished") { try await published.value }
+            try await withDeadline(10, "WaitUntilPublished") { try await published.value }
             #expect(clock.now == VirtualClock.Instant(offset: .seconds(4)))
         }
     }
