@@ -243,4 +243,30 @@ struct TakeLatestStories {
         }
         #expect(store.state.results.count == 1)
     }
+
+    // MARK: Feature code written against StoreProtocol
+
+    /// A search field's model, written once for any store of the search state.
+    final class SearchModel<S: StoreProtocol<SearchState>> {
+        let store: S
+        init(store: S) { self.store = store }
+        func typed(_ text: String) {
+            store.dispatch(SetQuery(query: text))
+            store.dispatch(TakeLatestStories.searchGraph(text), id: SearchID.search)
+        }
+        func leave() { store.cancel(id: SearchID.search) }
+    }
+
+    @Test("A model written against StoreProtocol takes the latest search, and leaving cancels it")
+    func protocolModel() async throws {
+        let store = Store(initialState: SearchState(), reducer: Self.reducer)
+        let model = SearchModel(store: store)
+        model.typed("a")
+        model.typed("ab")
+        model.leave()
+        model.typed("abc")
+        let results = store.states()
+        let shown = try await withDeadline { await results.first { $0.results == ["abc 1", "abc 2"] } }
+        #expect(shown?.query == "abc")
+    }
 }
