@@ -32,6 +32,10 @@ struct AppState: Equatable, Sendable {
     var profile: Profile?
     var feed: [Post] = []
     var banner: String?
+    /// The feed search (see Search.swift): what is typed, and the posts found for `searchedFor`.
+    var searchQuery = ""
+    var searchedFor: String?
+    var searchResults: [Post] = []
 }
 
 // MARK: Sync actions: they reach the reducer.
@@ -54,32 +58,35 @@ let appReducer = Reducer<AppState>.combine(
         state.feed = action.feed
         state.screen = .home
     },
-    .on(ShowBanner.self) { state, action in state.banner = action.message }
+    .on(ShowBanner.self) { state, action in state.banner = action.message },
+    .on(SetSearchQuery.self) { state, action in state.searchQuery = action.query },
+    .on(ShowSearchResults.self) { state, action in
+        state.searchedFor = action.query
+        state.searchResults = action.posts
+    }
 )
 
 // MARK: Async actions: they call the API and answer typed responses.
+// Each carries only its data; the API client comes from the store (`context.dependencies.api`).
 
-struct LogIn: AsyncAction {
-    let api: any API
+struct LogIn: AsyncAction, Equatable {
     let user: String
     let password: String
     func run(_ context: ActionContext<AppState>) async throws -> Session {
-        try await api.logIn(user: user, password: password)
+        try await context.dependencies.api.logIn(user: user, password: password)
     }
 }
 
-struct FetchProfile: AsyncAction {
-    let api: any API
+struct FetchProfile: AsyncAction, Equatable {
     let token: String
     func run(_ context: ActionContext<AppState>) async throws -> Profile {
-        try await api.profile(token: token)
+        try await context.dependencies.api.profile(token: token)
     }
 }
 
-struct FetchFeed: AsyncAction {
-    let api: any API
+struct FetchFeed: AsyncAction, Equatable {
     let token: String
     func run(_ context: ActionContext<AppState>) async throws -> [Post] {
-        try await api.feed(token: token)
+        try await context.dependencies.api.feed(token: token)
     }
 }

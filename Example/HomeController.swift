@@ -2,14 +2,13 @@ import OresRedux
 
 /// What used to be a bloated view controller: log in, then in the callback fetch the profile and the
 /// feed, count the callbacks, then update the screen, and remember to handle every error on the way.
-/// Now it declares the graph once, dispatches it, and renders state. Nothing else.
+/// Now it declares the graph once, dispatches it, and renders state. Nothing else: the API client is
+/// the store's dependency, not the controller's.
 final class HomeController: Sendable {
     let store: Store<AppState>
-    let api: any API
 
-    init(store: Store<AppState>, api: any API) {
+    init(store: Store<AppState>) {
         self.store = store
-        self.api = api
     }
 
     /// The nodes of the log-in graph, to read values and outcomes from its run.
@@ -28,13 +27,12 @@ final class HomeController: Sendable {
         user: String, password: String, callTimeout: Duration = .seconds(5),
         feedRetry: RetryPolicy? = nil
     ) -> LogInGraph {
-        let api = self.api
         var graph = ActionGraph<AppState>()
         let loading = graph.send(StartLoading())
-        let session = graph.run(LogIn(api: api, user: user, password: password), after: loading)
+        let session = graph.run(LogIn(user: user, password: password), after: loading)
         graph.send(after: session) { session in SignedIn(session: session) }
-        let profile = graph.run(after: session) { session in FetchProfile(api: api, token: session.token) }
-        let feed = graph.run(after: session) { session in FetchFeed(api: api, token: session.token) }
+        let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
+        let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
         graph.send(after: profile) { profile in ProfileLoaded(profile: profile) }
         let home = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
 

@@ -4,16 +4,18 @@ import OresRedux
 // swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR]
 //
 // Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
-// feed in parallel with the token, then show home with both in one state update.
+// feed in parallel with the token, then show home with both in one state update. A fifth searches
+// the feed as the user types.
 
 let usage = """
     usage: swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR] [--help]
 
-    Runs four scenarios of a log-in screen built as an OresRedux action graph:
+    Runs five scenarios of a log-in screen built as an OresRedux action graph:
       1. log in -> profile and feed in parallel -> one update with both
       2. the feed fails: a fallback banner, home skipped, the profile still shown
       3. the feed is flaky: a retry with back-off succeeds on the second try
       4. the user leaves while loading: the run is cancelled
+      5. searching the feed as the user types: debounce and take-latest
 
     options:
       --base-url URL  make real HTTP requests (URLSession) to a server serving
@@ -74,8 +76,11 @@ func scenario(
     expect: (GraphReport, HomeController.LogInGraph, AppState) -> Bool
 ) async -> Bool {
     print("\n== \(number). \(title)")
-    let store = Store(initialState: AppState(), reducer: appReducer)
-    let controller = HomeController(store: store, api: api)
+    // The app registers its live API client once, in the store; every async action reads it there.
+    var dependencies = Dependencies()
+    dependencies.api = api
+    let store = Store(initialState: AppState(), reducer: appReducer, options: StoreOptions(dependencies: dependencies))
+    let controller = HomeController(store: store)
     let start = ContinuousClock.now
     let rendering = controller.render { line in
         let elapsed = (ContinuousClock.now - start).components
@@ -134,6 +139,35 @@ results.append(
         report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
             && state.session != nil && state.screen == .loading
     })
+
+// 5. Searching the feed as the user types: debounce and take-latest.
+results.append(
+    await {
+        print("\n== 5. Searching the feed as the user types: one request, once the typing paused")
+        let counting = CountingAPI(api())
+        var dependencies = Dependencies()
+        dependencies.api = counting
+        let store = Store(
+            initialState: AppState(session: Session(token: "token-ada", user: "ada")), reducer: appReducer,
+            options: StoreOptions(dependencies: dependencies))
+        let shown = store.subscribe({ $0.searchedFor }) { query in
+            if let query { print("        shows \(store.state.searchResults.count) post(s) for \"\(query)\"") }
+        }
+        var last: GraphRun<AppState>?
+        for query in ["n", "nu", "num", "numb"] {
+            print("        types \"\(query)\"")
+            last = queryChanged(to: query, in: store)
+            try? await Task.sleep(for: .milliseconds(80))  // the next keystroke
+        }
+        _ = await last?.wait()
+        shown.cancel()
+        let state = store.state
+        print(
+            "        \(counting.feedRequests) request(s) for 4 keystrokes; results: \(state.searchResults.map(\.text))")
+        let asExpected = counting.feedRequests == 1 && state.searchedFor == "numb" && state.searchResults.count == 1
+        if !asExpected { print("!! scenario 5 did not end as expected") }
+        return asExpected
+    }())
 
 let passed = results.filter { $0 }.count
 print("\nExample finished: \(passed) of \(results.count) scenarios ended as expected.")

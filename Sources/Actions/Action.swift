@@ -11,7 +11,8 @@ public protocol Action: Sendable {}
 
 /// An asynchronous action: work that produces a typed `Response` and never reaches the reducer.
 ///
-/// `run` receives an ``ActionContext`` to read the store's state and dispatch sync actions. The store
+/// `run` receives an ``ActionContext`` to read the store's state, dispatch sync actions, and reach the
+/// store's ``ActionContext/dependencies`` (its API client, say) and ``ActionContext/clock``. The store
 /// calls `run` once per attempt: once when dispatched on its own, or once per retry when it is a node
 /// of an ``ActionGraph`` with a ``RetryPolicy``. Cancellation reaches `run` as Swift task cancellation,
 /// so `URLSession` and `Task.sleep` inside it stop on their own.
@@ -20,7 +21,7 @@ public protocol Action: Sendable {}
 /// struct FetchProfile: AsyncAction {
 ///     let token: String
 ///     func run(_ context: ActionContext<AppState>) async throws -> Profile {
-///         try await api.profile(token: token)
+///         try await context.dependencies.api.profile(token: token)
 ///     }
 /// }
 /// ```

@@ -4,12 +4,26 @@
 /// released, `state` still answers with the last committed state, and `dispatch` drops the action
 /// and reports a ``StoreDiagnostic`` instead of crashing.
 public struct ActionContext<State: Sendable>: Sendable {
-    @usableFromInline
-    let core: StoreCore<State>
+    /// The store, or the scope of a store, this context belongs to.
+    let core: any StoreBackend<State>
+    /// Closed when the work this context belongs to was cancelled by a later dispatch with the same
+    /// id (or by `cancel(id:)`): its sync dispatches are then dropped. `nil` for other work.
+    let gate: DispatchGate?
 
     @usableFromInline
     init(core: StoreCore<State>) {
         self.core = core
+        self.gate = nil
+    }
+
+    init(core: StoreCore<State>, gate: DispatchGate) {
+        self.core = core
+        self.gate = gate
+    }
+
+    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil) {
+        self.core = backend
+        self.gate = gate
     }
 
     /// The store's state at the moment of reading. Read it again after an `await`: it may have changed.
@@ -19,8 +33,15 @@ public struct ActionContext<State: Sendable>: Sendable {
     ///
     /// From inside a middleware or a subscriber it is queued and applied right after the current
     /// action; from anywhere else it returns once the action is applied (see ``Store``).
+    ///
+    /// In an async action dispatched with an id (`Store.dispatch(_:id:policy:)`), the action is
+    /// dropped once that work was cancelled or replaced: a stale response never reaches the state.
     public func dispatch(_ action: some Action) {
-        core.dispatch(action)
+        if let gate {
+            core.dispatch(action, admit: { gate.isOpen })
+        } else {
+            core.dispatch(action, admit: nil)
+        }
     }
 
     /// Starts an async action in the same store (see `Store.dispatch(_:)` for async actions).

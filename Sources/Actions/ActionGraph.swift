@@ -85,7 +85,34 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         let nodes = (repeat each prerequisites)
-        return endNode(.makeAction({ inputs in make(repeat inputs.value(each nodes)) }, ActionType(A.self)))
+        return endNode(.makeAction({ inputs, _ in make(repeat inputs.value(each nodes)) }, ActionType(A.self)))
+    }
+
+    /// Adds a sync action built, when the node starts, from the store's state at that moment and the
+    /// responses of `prerequisites`, so that it reads the state as it is then, not as it was when
+    /// the graph was built.
+    ///
+    /// ```swift
+    /// graph.send(after: page) { state, page in AppendPage(page, replacing: state.feed.isEmpty) }
+    /// ```
+    /// - Parameters:
+    ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first. None
+    ///     for a root node, which reads the state when the run starts it.
+    ///   - make: receives the state as it is right before the action is applied (after the
+    ///     actions applied before it), then the prerequisites' responses, in order and typed;
+    ///     called once. Like every `make` closure it must be pure: a dispatch from it is dropped.
+    @discardableResult
+    public mutating func send<each R, A: Action>(
+        after prerequisites: repeat Node<each R>,
+        makeFromState make: @escaping @Sendable (State, repeat each R) -> A
+    ) -> Node<Void> {
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let nodes = (repeat each prerequisites)
+        return endNode(
+            .makeAction(
+                { inputs, backend in make(Self.backend(backend).currentState, repeat inputs.value(each nodes)) },
+                ActionType(A.self)))
     }
 
     // MARK: Async nodes
@@ -104,7 +131,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
         addNode(
-            .async({ _, core in AsyncNodeWork(action, core: Self.core(core)) }, ActionType(A.self)),
+            .async({ _, backend in Self.backend(backend).nodeWork(action) }, ActionType(A.self)),
             after: prerequisites)
     }
 
@@ -129,8 +156,39 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let nodes = (repeat each prerequisites)
         return endNode(
             .async(
-                { inputs, core in
-                    AsyncNodeWork(make(repeat inputs.value(each nodes)), core: Self.core(core))
+                { inputs, backend in
+                    Self.backend(backend).nodeWork(make(repeat inputs.value(each nodes)))
+                }, ActionType(A.self)))
+    }
+
+    /// Adds an async action built, when the node starts, from the store's state at that moment and
+    /// the responses of `prerequisites`: "load the next page" reads the page count the state has
+    /// when the request leaves, not when the graph was built.
+    ///
+    /// ```swift
+    /// let page = graph.run(after: token) { state, token in FetchPage(token: token, number: state.pages + 1) }
+    /// ```
+    /// - Parameters:
+    ///   - prerequisites: the nodes whose responses `make` receives; all must succeed first. None
+    ///     for a root node, which reads the state when the run starts it.
+    ///   - make: receives the state when the node starts, then the prerequisites' responses, in
+    ///     order and typed; called once, even when the node is retried (every attempt runs the same
+    ///     action). It must be pure: a dispatch from it is dropped.
+    @discardableResult
+    public mutating func run<each R, A: AsyncAction>(
+        after prerequisites: repeat Node<each R>,
+        makeFromState make: @escaping @Sendable (State, repeat each R) -> A
+    )
+        -> Node<A.Response> where A.State == State
+    {
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let nodes = (repeat each prerequisites)
+        return endNode(
+            .async(
+                { inputs, backend in
+                    let backend = Self.backend(backend)
+                    return backend.nodeWork(make(backend.currentState, repeat inputs.value(each nodes)))
                 }, ActionType(A.self)))
     }
 
@@ -169,8 +227,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
         _ = beginNode()
         return endNode(
             .join(
-                { core in
-                    guard run.core === core else { throw GraphError.joinedRunOfAnotherStore }
+                { host in
+                    guard run.core === host else { throw GraphError.joinedRunOfAnotherStore }
                     switch await run.outcome(of: node) {
                     case .succeeded(let value): return wrapResponse(value)
                     case .failed(let error): throw error
@@ -247,12 +305,14 @@ public struct ActionGraph<State: Sendable>: Sendable {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 
-    /// The store core a run hands an async body: the run's own, whose state type is this graph's.
-    private static func core(_ core: AnyObject) -> StoreCore<State> {
-        guard let core = core as? StoreCore<State> else {
-            preconditionFailure("OresRedux: a graph of \(State.self) ran in a store of another state type")
+    /// The store or scope the graph was dispatched to, from what a run hands a node's body: the run
+    /// itself. (A cast to the run's class is a cheap check; a cast to `any StoreBackend<State>`
+    /// would look up a conformance on every node.)
+    private static func backend(_ run: AnyObject) -> any StoreBackend<State> {
+        guard let run = run as? GraphRun<State> else {
+            preconditionFailure("OresRedux: a graph of \(State.self) ran in a run of another state type")
         }
-        return core
+        return run.backend
     }
 
     /// The prerequisites of node `index`.

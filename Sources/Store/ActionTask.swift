@@ -46,22 +46,22 @@ public struct ActionTask<Response: Sendable>: Sendable {
 
 extension StoreCore {
     /// Runs one attempt of `action`: its own `run`, or the test store's stub.
-    func perform<A: AsyncAction>(_ action: A, context: ActionContext<State>) async throws -> A.Response
-    where A.State == State {
+    func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response {
         if let interceptor = options.interceptor {
             return try await interceptor.perform(action, context: context)
         }
         return try await action.run(context)
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        if let context = PureCall.current {
-            report(.dispatchFromReducer, "\(A.self) was dispatched from \(context); it was not started.")
+    /// Starts `action` in this store with `context` (this store's, or a scope's of it).
+    func startAsync<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) -> ActionTask<A.Response> {
+        if let pure = PureCall.current {
+            report(.dispatchFromReducer, "\(A.self) was dispatched from \(pure); it was not started.")
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
         if let keyed = action as? any KeyedAsyncAction {
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
-            return dispatchShared(action, key: key)
+            return dispatchShared(action, key: key, context: context)
         }
         // Register before the task exists, so that a store already released never calls `run`.
         let cancellation = CancellationGate()
@@ -69,7 +69,6 @@ extension StoreCore {
             report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
             return ActionTask(.failed(StoreError.storeReleased))
         }
-        let context = ActionContext(core: self)
         let observed = isObserved ? announceStart(of: action) : nil
         let task = Task<A.Response, any Error> {
             defer { self.unregister(id) }
@@ -81,8 +80,9 @@ extension StoreCore {
     }
 
     /// Joins the call in flight under `key`, or starts it.
-    func dispatchShared<A: AsyncAction>(_ action: A, key: SharedCallKey) -> ActionTask<A.Response>
-    where A.State == State {
+    func dispatchShared<A: AsyncAction>(
+        _ action: A, key: SharedCallKey, context: ActionContext<A.State>
+    ) -> ActionTask<A.Response> {
         var ticket: UInt64 = 0
         guard
             let (call, isNew) = sharedCall(
@@ -101,7 +101,6 @@ extension StoreCore {
             return ActionTask(.failed(StoreError.storeReleased))
         }
         if isNew {
-            let context = ActionContext(core: self)
             let observed = hasEventObservers ? announceStart(of: action) : nil
             call.attach(
                 Task {
@@ -135,8 +134,8 @@ extension StoreCore {
     /// `ActionTask.value` returns after the observers heard of it. An error thrown after the task was
     /// cancelled reports `.cancelled`.
     private func performObserved<A: AsyncAction>(
-        _ action: A, context: ActionContext<State>, _ info: StoreEvent.AsyncActionInfo
-    ) async -> Result<A.Response, any Error> where A.State == State {
+        _ action: A, context: ActionContext<A.State>, _ info: StoreEvent.AsyncActionInfo
+    ) async -> Result<A.Response, any Error> {
         let result: Result<A.Response, any Error>
         do { result = .success(try await perform(action, context: context)) } catch { result = .failure(error) }
         let outcome: Outcome<any Sendable> =

@@ -40,6 +40,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
+    /// The work dispatched with an id (take-latest, debounce, throttle).
+    let latest: LatestWork
     /// Event observers, and the queue that delivers events to them (see `StoreEvent`).
     let events: EventHub
 
@@ -56,6 +58,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.reducer = reducer
         self.middleware = middleware
         self.options = options
+        self.latest = LatestWork(clock: options.clock)
         self.events = EventHub(permanent: options.onEvent)
         self.eventObservers = options.onEvent == nil ? 0 : 1
     }
@@ -77,6 +80,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// middleware dispatched); the outermost call returns once everything queued during it is applied.
     @inlinable
     func dispatch(_ action: some Action) {
+        dispatch(action, admit: nil)
+    }
+
+    /// `dispatch(_:)`, with a check made right before the reducer (under the state lock): the action
+    /// is dropped when `admit` says no. Work dispatched with an id uses it to drop what it dispatches
+    /// once it was cancelled.
+    @inlinable
+    func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         if let context = PureCall.current {
             reportImpureDispatch(action, from: context)
             return
@@ -90,10 +101,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             return
         }
         if isApplying {
-            queue.append(.action(action))
+            queue.append(.action(action, admit: admit))
         } else {
             isApplying = true
-            apply(action, admit: nil)
+            apply(action, admit: admit)
             if !queue.isEmpty { applyQueue() }
             isApplying = false
             if eventsAwaitPipelineExit { return leavePipelineDeliveringEvents() }
@@ -115,7 +126,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// Puts a run with ready sync nodes in the pipeline: applied now, or after the current action
     /// when this thread is already applying one. The run's state machine asks for this once per
     /// stretch of ready work, and the run leaves the queue only when its machine says it is idle.
-    func schedule(_ run: GraphRun<State>) {
+    func schedule(_ run: any PipelineRun) {
         pipelineLock.lock()
         queue.append(.run(run))
         if !isApplying {
@@ -131,7 +142,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     var hasQueuedWork: Bool { !queue.isEmpty }
 
     /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
-    func requeue(_ run: GraphRun<State>) {
+    func requeue(_ run: any PipelineRun) {
         queue.append(.run(run))
     }
 
@@ -140,7 +151,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     func applyQueue() {
         while let work = queue.popFirst() {
             switch work {
-            case .action(let action): apply(action, admit: nil)
+            case .action(let action, let admit): apply(action, admit: admit)
             case .run(let run): run.applySyncItems()
             }
         }
@@ -350,9 +361,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 /// Work queued in the pipeline behind the action being applied.
 @usableFromInline
 enum QueuedWork<State: Sendable> {
-    case action(any Action)
+    /// A sync action, and the check it must pass right before the reducer, if any.
+    case action(any Action, admit: (@Sendable () -> Bool)?)
     /// A run with ready sync nodes (it holds one place in the queue at most).
-    case run(GraphRun<State>)
+    case run(any PipelineRun)
 }
 
 /// Anything in flight that closing the store cancels.

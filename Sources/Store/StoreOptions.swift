@@ -1,12 +1,17 @@
 /// Settings of a ``Store`` beyond its state, reducer and middleware.
 public struct StoreOptions: Sendable {
-    /// The clock that paces time in graphs: node timeouts, retry back-off and delay nodes.
+    /// The clock that paces time in graphs: node timeouts, retry back-off and delay nodes; async
+    /// actions and middleware read it as ``ActionContext/clock``.
     /// Tests pass a ``VirtualClock`` to run a 30-second timeout in microseconds.
     public var clock: any Clock<Duration>
 
     /// Receives misuse the store survives but the app should hear about, such as a dispatch after
     /// the store was released. By default it prints to standard error.
     public var onDiagnostic: @Sendable (StoreDiagnostic) -> Void
+
+    /// The services async actions and middleware read from ``ActionContext/dependencies``: the
+    /// app's live API client, a test's fake. Empty by default: every key reads its default value.
+    public var dependencies = Dependencies()
 
     /// Observes the store's async actions and graph runs from its first dispatch: started, each
     /// node's end, finished (see ``StoreEvent`` for the order and threads). `nil` by default, which
@@ -27,6 +32,21 @@ public struct StoreOptions: Sendable {
     ) {
         self.clock = clock
         self.onDiagnostic = onDiagnostic
+    }
+
+    /// Creates options with the dependencies async actions and middleware read from their context.
+    /// - Parameters:
+    ///   - clock: paces timeouts, back-off and delays, and is ``ActionContext/clock``;
+    ///     `ContinuousClock()` by default.
+    ///   - dependencies: what ``ActionContext/dependencies`` returns in this store.
+    ///   - onDiagnostic: receives diagnostics; prints them to standard error by default.
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        dependencies: Dependencies,
+        onDiagnostic: @escaping @Sendable (StoreDiagnostic) -> Void = StoreDiagnostic.printToStandardError
+    ) {
+        self.init(clock: clock, onDiagnostic: onDiagnostic)
+        self.dependencies = dependencies
     }
 }
 

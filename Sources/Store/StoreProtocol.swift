@@ -48,6 +48,34 @@ public protocol StoreProtocol<State>: AnyObject, Sendable {
 
     /// The current state, then every committed state, as an async sequence.
     func states() -> AsyncStream<State>
+
+    /// Starts an async action as the one piece of work under `id`; see `Store.dispatch(_:id:policy:)`.
+    @discardableResult
+    func dispatch<A: AsyncAction>(
+        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy
+    ) -> ActionTask<A.Response> where A.State == State
+
+    /// Starts a graph as the one piece of work under `id`; see `Store.dispatch(_:id:policy:)`.
+    @discardableResult
+    func dispatch(_ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy) -> GraphRun<State>
+
+    /// Cancels the work dispatched with `id`; see `Store.cancel(id:)`.
+    func cancel(id: some Hashable & Sendable)
+}
+
+extension StoreProtocol {
+    /// Starts an async action under `id`, cancelling the earlier work under it (take latest).
+    @discardableResult
+    public func dispatch<A: AsyncAction>(_ action: A, id: some Hashable & Sendable) -> ActionTask<A.Response>
+    where A.State == State {
+        dispatch(action, id: id, policy: .takeLatest)
+    }
+
+    /// Starts a graph under `id`, cancelling the earlier work under it (take latest).
+    @discardableResult
+    public func dispatch(_ graph: ActionGraph<State>, id: some Hashable & Sendable) -> GraphRun<State> {
+        dispatch(graph, id: id, policy: .takeLatest)
+    }
 }
 
 /// The app's store is a ``StoreProtocol`` as it is.

@@ -102,6 +102,16 @@ func benchAllocations(_ report: Report, quick: Bool) async {
         { for _ in 0..<$0 { await readmeRun(app) } },
         { for _ in 0..<$0 { await readmeByHand(app) } })
     report.check("README graph <= 15 allocations per run", String(format: "%.1f", readme.ours), readme.ours <= 15)
+    // Where the README graph's allocations come from: building it, and running a graph built once.
+    _ = await compare(
+        "README graph, building only", "nothing",
+        { for _ in 0..<$0 { blackhole(readmeGraph().count) } },
+        { for _ in 0..<$0 { blackhole(0) } })
+    let builtOnce = readmeGraph()
+    _ = await compare(
+        "README graph, running only (built once)", "async let + dispatch",
+        { for _ in 0..<$0 { blackhole(await app.dispatch(builtOnce).wait().count) } },
+        { for _ in 0..<$0 { await readmeByHand(app) } })
     _ = await compare(
         "empty graph", "one store.dispatch",
         { for _ in 0..<$0 { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) } },

@@ -2,12 +2,12 @@
 struct AsyncNodeWork: Sendable {
     let attempt: @Sendable () async throws -> ResponseSlot
 
-    init<A: AsyncAction>(_ action: A, core: StoreCore<A.State>) {
+    init<A: AsyncAction, Host: Sendable>(_ action: A, host core: StoreCore<Host>, context: ActionContext<A.State>) {
         if let keyed = action as? any KeyedAsyncAction {
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             attempt = {
-                let task = core.dispatchShared(action, key: key)
+                let task = core.dispatchShared(action, key: key, context: context)
                 return try await withTaskCancellationHandler {
                     wrapResponse(try await task.value)
                 } onCancel: {
@@ -15,7 +15,6 @@ struct AsyncNodeWork: Sendable {
                 }
             }
         } else {
-            let context = ActionContext(core: core)
             attempt = { wrapResponse(try await core.perform(action, context: context)) }
         }
     }

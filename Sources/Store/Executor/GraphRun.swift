@@ -17,14 +17,18 @@
 public final class GraphRun<State: Sendable>: Sendable {
     typealias Machine = RunStateMachine
 
-    let core: StoreCore<State>
+    /// The store whose pipeline the run goes through (a scoped store's root).
+    let core: any RunHost
+    /// What the graph's nodes see: the store, or the scope the graph was dispatched to.
+    let backend: any StoreBackend<State>
     let graph: ActionGraph<State>
     private let protected: LockedValue<Protected>
     /// Time since the run started, on the store's clock.
     private let elapsed: @Sendable () -> Duration
 
-    init(core: StoreCore<State>, graph: ActionGraph<State>) {
+    init(host core: any RunHost, backend: any StoreBackend<State>, graph: ActionGraph<State>) {
         self.core = core
+        self.backend = backend
         self.graph = graph
         let storage = graph.storage
         let machine = Machine(
@@ -148,6 +152,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Whether every node is terminal and every fallback was applied.
     public var isFinished: Bool { protected.withLock { $0.machine.isFinished } }
 
+    /// Whether the run has started (or ended); `false` while a debounced or throttled dispatch waits.
+    var hasStarted: Bool { protected.withLock { $0.machine.phase != .notStarted } }
+
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
         let machine = protected.withLock { $0.machine }
@@ -162,6 +169,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Applies this run's ready sync items one by one through the pipeline, until the machine says
     /// it has none left (`.idle`) or that work the store has queued goes first (`.yield`: the run
     /// goes back in line behind it, still scheduled).
+    @usableFromInline
     func applySyncItems() {
         var step = nextItem()
         while case .apply(let item) = step {
@@ -206,7 +214,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return action
             case .makeAction(let make, _):
                 let inputs = self.inputs(of: node)
-                return PureCall.run(.makeClosure) { make(inputs) }
+                return PureCall.run(.makeClosure) { make(inputs, self) }
             case .async, .delay, .join:
                 preconditionFailure("OresRedux: node #\(node) is not a sync node")
             }
@@ -246,8 +254,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         switch graph.storage.bodies[node] {
         case .async(let bind, _):
             let inputs = self.inputs(of: node)
-            let core = self.core
-            operation = PureCall.run(.makeClosure) { bind(inputs, core) }.attempt
+            operation = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
         case .delay(let duration):
             let clock = core.options.clock
             operation = {
@@ -255,8 +262,9 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return nil
             }
         case .join(let wait, _):
-            let core = self.core
-            operation = { try await Attempts.untilCancelled { try await wait(core) } }
+            // The host store, not the run: a join that never ends must not keep its run alive.
+            let host = core
+            operation = { try await Attempts.untilCancelled { try await wait(host) } }
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
@@ -400,9 +408,12 @@ private final class RunRecorder {
     }
 }
 
+extension GraphRun: PipelineRun {}
+
 extension StoreCore {
-    func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        let run = GraphRun(core: self, graph: graph)
+    /// Starts `graph` in this store's pipeline; its nodes see `backend` (this store, or a scope).
+    func startGraph<S: Sendable>(_ graph: ActionGraph<S>, backend: any StoreBackend<S>) -> GraphRun<S> {
+        let run = GraphRun(host: self, backend: backend, graph: graph)
         if let context = PureCall.current {
             report(
                 .dispatchFromReducer,
@@ -418,7 +429,7 @@ extension StoreCore {
 
 /// Time since now on `clock`, as a closure that reads it: the one clock a run's report and its
 /// timeouts share (a test clock's run shows virtual times).
-private func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
+func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
     func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
         let start = clock.now
         return { start.duration(to: clock.now) }

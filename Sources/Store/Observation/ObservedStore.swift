@@ -114,6 +114,28 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, 
         store.dispatch(graph)
     }
 
+    /// Starts an async action under `id` in the store; see `Store.dispatch(_:id:policy:)` (a search
+    /// field's view dispatches its search with a debounce).
+    @discardableResult
+    public func dispatch<A: AsyncAction>(
+        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> ActionTask<A.Response> where A.State == State {
+        store.dispatch(action, id: id, policy: policy)
+    }
+
+    /// Starts a graph under `id` in the store; see `Store.dispatch(_:id:policy:)`.
+    @discardableResult
+    public func dispatch(
+        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> GraphRun<State> {
+        store.dispatch(graph, id: id, policy: policy)
+    }
+
+    /// Cancels the work dispatched with `id` in the store; see `Store.cancel(id:)`.
+    public func cancel(id: some Hashable & Sendable) {
+        store.cancel(id: id)
+    }
+
     /// Waits until the mirrored value satisfies `predicate` (at once if it already does): for tests
     /// and previews that must see an update arrive on the main actor.
     public func waitUntil(_ predicate: @escaping @Sendable (Value) -> Bool) async {

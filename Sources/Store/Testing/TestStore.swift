@@ -58,14 +58,16 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// The real store under test. Work dispatched on it directly is not tracked; prefer the test
     /// store's own `dispatch` methods.
     public let store: Store<State>
-    /// The clock that paces the store's timeouts, back-off and delays; advance it to move time.
+    /// The clock that paces the store's timeouts, back-off and delays, and that async actions read as
+    /// ``ActionContext/clock``; advance it to move time.
     public let clock: VirtualClock
 
     private let log: LockedValue<ReducerLog<State>>
     private let stubs: StubTable
     private let limit: LockedValue<Duration>
 
-    /// Creates a test store.
+    /// Creates a test store in which every dependency reads its default value (to give the store's
+    /// actions fakes, use ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:)``).
     /// - Parameters:
     ///   - initialState: the state before any action.
     ///   - reducer: the app's reducer.
@@ -73,9 +75,40 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - exhaustivity: `.on` (the default) to require every received action to be asserted.
     ///   - timeout: how long, in real time, every wait of this test store may take before it fails
     ///     (five seconds by default: enough for a loaded CI machine running tests in parallel); each wait also takes its own `timeout:`.
-    public init(
+    public convenience init(
         initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
         exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5)
+    ) {
+        self.init(
+            initialState: initialState, reducer: reducer, middleware: middleware, dependencies: Dependencies(),
+            exhaustivity: exhaustivity, timeout: timeout)
+    }
+
+    /// Creates a test store whose async actions and middleware see `dependencies`.
+    ///
+    /// Every ``ActionContext`` of the store returns them from ``ActionContext/dependencies``: the
+    /// contexts given to stubs, to actions run with ``runForReal(_:)``, and to middleware. Set the
+    /// fakes the test needs; a key left unset reads its ``DependencyKey/defaultValue``:
+    ///
+    /// ```swift
+    /// var dependencies = Dependencies()
+    /// dependencies.api = FakeAPI(profile: Profile(name: "Ada"))
+    /// let store = TestStore(initialState: AppState(), reducer: appReducer, dependencies: dependencies)
+    /// store.runForReal(FetchProfile.self)   // its `run` calls the fake
+    /// ```
+    ///
+    /// ``ActionContext/clock`` is always ``clock``, the test store's ``VirtualClock``.
+    /// - Parameters:
+    ///   - initialState: the state before any action.
+    ///   - reducer: the app's reducer.
+    ///   - middleware: the app's middleware, if the test needs it.
+    ///   - dependencies: what every context of the store returns as its dependencies.
+    ///   - exhaustivity: `.on` (the default) to require every received action to be asserted.
+    ///   - timeout: how long, in real time, every wait of this test store may take before it fails
+    ///     (five seconds by default); each wait also takes its own `timeout:`.
+    public init(
+        initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
+        dependencies: Dependencies, exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5)
     ) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
         let logID = ObjectIdentifier(log)
@@ -104,7 +137,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 inFlight: inFlight,
                 noteActivity: { activity.withLock { $0 &+= 1 } }),
             clockState: { (weakClock?.wakeCount ?? 0, weakClock?.cancellationCount ?? 0) })
-        var options = StoreOptions(clock: clock)
+        var options = StoreOptions(clock: clock, dependencies: dependencies)
         options.interceptor = stubs
         self.store = Store(initialState: initialState, reducer: recording, middleware: middleware, options: options)
         self.clock = clock
@@ -190,7 +223,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     /// Runs calls of `type` for real: the action's own `run`, with its own fields and the store's
-    /// context. For pure async actions (shuffling cards, parsing) that need no fake.
+    /// context. For pure async actions (shuffling cards, parsing) that need no fake, and for actions
+    /// whose services come from the test's dependencies (see
+    /// ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:)``): `run` then
+    /// calls the test's fakes and sleeps on ``clock``.
     public func runForReal<A: AsyncAction>(_ type: A.Type) where A.State == State {
         stubs.set(for: A.self) { action, context in try await (action as! A).run(context as! ActionContext<State>) }
     }
@@ -410,6 +446,32 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         let run = store.dispatch(graph)
         track(.run(run)) { _ = await run.wait() }
         return run
+    }
+
+    /// Starts an async action under `id`, as `Store.dispatch(_:id:policy:)` does, tracked so that
+    /// `receive` and `finish` wait for it (a debounced one counts as in flight while it waits).
+    @discardableResult
+    public func dispatch<A: AsyncAction>(
+        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> ActionTask<A.Response> where A.State == State {
+        let task = store.dispatch(action, id: id, policy: policy)
+        track(.task("\(A.self) (id \(id))")) { _ = try? await task.value }
+        return task
+    }
+
+    /// Starts a graph under `id`, as `Store.dispatch(_:id:policy:)` does, tracked like any run.
+    @discardableResult
+    public func dispatch(
+        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> GraphRun<State> {
+        let run = store.dispatch(graph, id: id, policy: policy)
+        track(.run(run)) { _ = await run.wait() }
+        return run
+    }
+
+    /// Cancels the work dispatched with `id`, as `Store.cancel(id:)` does.
+    public func cancel(id: some Hashable & Sendable) {
+        store.cancel(id: id)
     }
 
     /// Calls `observer` at once with the current state, then after every committed action.
@@ -657,6 +719,10 @@ enum Tracked<State: Sendable>: Sendable {
                 needParking += 1
             case .run(let run):
                 if run.isFinished { continue }
+                if !run.hasStarted {  // dispatched with a debounce or throttle: asleep on the clock
+                    needParking += 1
+                    continue
+                }
                 let report = run.report
                 var open = false
                 for entry in report where entry.outcome == nil {

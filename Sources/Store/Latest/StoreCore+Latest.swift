@@ -1,0 +1,97 @@
+extension StoreCore {
+    /// Starts `action` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`), with
+    /// the context `makeContext` makes around the dispatch's gate (this store's, or a scope's).
+    func startAsync<A: AsyncAction>(
+        _ action: A, id: WorkID, policy: InFlightPolicy,
+        makeContext: (DispatchGate) -> ActionContext<A.State>
+    ) -> ActionTask<A.Response> {
+        if let context = PureCall.current {
+            report(.dispatchFromReducer, "\(A.self) was dispatched from \(context); it was not started.")
+            return ActionTask(.failed(StoreError.dispatchedFromReducer))
+        }
+        let gate = DispatchGate()
+        // Waiting for the state lock once after closing the gate: a dispatch of the replaced work
+        // being reduced right now ends first, and none can pass the gate later.
+        let cancel: @Sendable () -> Void = { [weak self] in
+            gate.close()
+            self?.stateLock.withLock {}
+        }
+        let (token, delay) = latest.enter(id, policy: policy, cancel: cancel)
+        guard let registration = register(cancel: cancel) else {
+            latest.end(id, token: token)
+            report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
+            return ActionTask(.failed(StoreError.storeReleased))
+        }
+        let context = makeContext(gate)
+        let clock = options.clock
+        let task = Task<A.Response, any Error> {
+            defer {
+                self.latest.end(id, token: token)
+                self.unregister(registration)
+            }
+            if let delay {
+                try await clock.sleep(for: delay)
+                guard self.latest.begin(id, token: token) else { throw CancellationError() }
+            }
+            try Task.checkCancellation()
+            if action is any KeyedAsyncAction {
+                // A keyed call is shared with other dispatches: join it, and withdraw when cancelled.
+                let shared = self.startAsync(action, context: context)
+                return try await withTaskCancellationHandler {
+                    try await shared.value
+                } onCancel: {
+                    shared.cancel()
+                }
+            }
+            return try await self.perform(action, context: context)
+        }
+        gate.attach(task)
+        return ActionTask(.task(task))
+    }
+
+    /// Starts `graph` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`).
+    func startGraph<S: Sendable>(
+        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, id: WorkID, policy: InFlightPolicy
+    ) -> GraphRun<S> {
+        if PureCall.current != nil { return startGraph(graph, backend: backend) }  // reported and cancelled there
+        let run = GraphRun(host: self, backend: backend, graph: graph)
+        let waiting = DispatchGate()
+        let cancel: @Sendable () -> Void = {
+            waiting.close()
+            run.cancel()
+        }
+        let (token, delay) = latest.enter(id, policy: policy, cancel: cancel)
+        Task {
+            await run.wait()
+            self.latest.end(id, token: token)
+        }
+        guard let delay else {
+            run.start()
+            return run
+        }
+        guard let registration = register(cancel: cancel) else {
+            run.start()  // reports the release and cancels the run
+            return run
+        }
+        let clock = options.clock
+        waiting.attach(
+            Task {
+                defer { self.unregister(registration) }
+                do { try await clock.sleep(for: delay) } catch {
+                    run.cancel()
+                    return
+                }
+                guard self.latest.begin(id, token: token), !Task.isCancelled else {
+                    run.cancel()
+                    return
+                }
+                run.start()
+            })
+        return run
+    }
+
+    /// Cancels the work dispatched under `id`, waiting or running.
+    func cancelWork(id: WorkID) {
+        latest.cancel(id)
+    }
+}

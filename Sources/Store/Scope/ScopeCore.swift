@@ -1,0 +1,61 @@
+/// A store seen through a key path: its state is a part of the root store's state, and everything
+/// it does goes to the root store (one state, one pipeline, one order of commits).
+final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
+    let root: StoreCore<Root>
+    /// Reads the child's state out of the root's: the key path, or the key paths of nested scopes.
+    /// Only reading: the child's state changes through the root reducer, like every state.
+    let read: @Sendable (Root) -> Child
+
+    init(root: StoreCore<Root>, read: @escaping @Sendable (Root) -> Child) {
+        self.root = root
+        self.read = read
+    }
+
+    var host: any RunHost { root }
+    var currentState: Child { read(root.currentState) }
+    var isClosed: Bool { root.isClosed }
+    var options: StoreOptions { root.options }
+
+    func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
+        root.dispatch(action, admit: admit)
+    }
+
+    func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == Child {
+        root.startAsync(action, context: ActionContext(backend: self))
+    }
+
+    func dispatchAsync<A: AsyncAction>(_ action: A, id: WorkID, policy: InFlightPolicy) -> ActionTask<A.Response>
+    where A.State == Child {
+        root.startAsync(action, id: id, policy: policy) { gate in ActionContext(backend: self, gate: gate) }
+    }
+
+    func dispatchGraph(_ graph: ActionGraph<Child>) -> GraphRun<Child> {
+        root.startGraph(graph, backend: self)
+    }
+
+    func dispatchGraph(_ graph: ActionGraph<Child>, id: WorkID, policy: InFlightPolicy) -> GraphRun<Child> {
+        root.startGraph(graph, backend: self, id: id, policy: policy)
+    }
+
+    func cancelWork(id: WorkID) {
+        root.cancelWork(id: id)
+    }
+
+    func nodeWork<A: AsyncAction>(_ action: A) -> AsyncNodeWork where A.State == Child {
+        AsyncNodeWork(action, host: root, context: ActionContext(backend: self))
+    }
+
+    func subscribe(receive: @escaping @Sendable (Child) -> Void, onStoreClosed: (@Sendable () -> Void)?)
+        -> Subscription
+    {
+        let read = read
+        return root.subscribe(receive: { receive(read($0)) }, onStoreClosed: onStoreClosed)
+    }
+
+    func scope<Grandchild: Sendable>(_ path: WritableKeyPath<Child, Grandchild> & Sendable)
+        -> any StoreBackend<Grandchild>
+    {
+        let read = read
+        return ScopeCore<Root, Grandchild>(root: root, read: { read($0)[keyPath: path] })
+    }
+}

@@ -1,0 +1,130 @@
+/// A store seen through a part of its state: what a child feature (a game screen inside an app) is
+/// written against, so that it knows only its own state.
+///
+/// Make one with `Store.scope(_:)`. It has no state of its own: ``state`` reads the part of the root
+/// store's state its key path names, and everything it dispatches goes to the root store, through
+/// its one pipeline (middleware, reducer, subscribers), in one order of commits. The root reducer
+/// handles the child's actions, usually by running the child's reducer on the same key path.
+///
+/// ```swift
+/// let game = appStore.scope(\.game)            // ScopedStore<GameState>
+/// game.dispatch(FlipCard(index: 3))            // applied by the app's reducer
+/// game.dispatch(gameGraph())                   // an ActionGraph<GameState>
+/// ```
+///
+/// Async actions and graphs dispatched here have the child's state type: their context reads the
+/// child state, and a graph's state-built nodes see the child state. They are the root store's work
+/// like any other: take-latest ids are shared with the root store, releasing the root store cancels
+/// them, and they use the root store's clock and options. A scoped store keeps its root store alive.
+public final class ScopedStore<State: Sendable>: Sendable {
+    let backend: any StoreBackend<State>
+    /// The root ``Store``, kept alive while a scope of it is in use.
+    private let root: AnyObject & Sendable
+
+    init(backend: any StoreBackend<State>, root: AnyObject & Sendable) {
+        self.backend = backend
+        self.root = root
+    }
+
+    /// The part of the root store's state this scope sees, as last committed.
+    public var state: State { backend.currentState }
+
+    /// Applies a sync action in the root store: middleware, reducer, subscribers; see
+    /// `Store.dispatch(_:)` for when it returns.
+    public func dispatch(_ action: some Action) {
+        backend.dispatch(action, admit: nil)
+    }
+
+    /// Starts an async action whose state is this scope's, in the root store.
+    @discardableResult
+    public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
+        backend.dispatchAsync(action)
+    }
+
+    /// Starts a graph whose state is this scope's, in the root store's pipeline.
+    @discardableResult
+    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
+        backend.dispatchGraph(graph)
+    }
+
+    /// Starts an async action under `id`; see `Store.dispatch(_:id:policy:)`. Ids are shared with the
+    /// root store and its other scopes.
+    @discardableResult
+    public func dispatch<A: AsyncAction>(
+        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> ActionTask<A.Response> where A.State == State {
+        backend.dispatchAsync(action, id: WorkID(id), policy: policy)
+    }
+
+    /// Starts a graph under `id`; see `Store.dispatch(_:id:policy:)`.
+    @discardableResult
+    public func dispatch(
+        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
+    ) -> GraphRun<State> {
+        backend.dispatchGraph(graph, id: WorkID(id), policy: policy)
+    }
+
+    /// Cancels the work dispatched with `id` in the root store; see `Store.cancel(id:)`.
+    public func cancel(id: some Hashable & Sendable) {
+        backend.cancelWork(id: WorkID(id))
+    }
+
+    /// Calls `observer` at once with this scope's state, then after every action the root store
+    /// commits (whether or not it changed this part; use the `select` form to skip repeats).
+    public func subscribe(_ observer: @escaping @Sendable (State) -> Void) -> Subscription {
+        backend.subscribe(receive: observer, onStoreClosed: nil)
+    }
+
+    /// Calls `observer` at once with the selected value, then whenever a committed action changes it.
+    public func subscribe<Value: Equatable & Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        _ observer: @escaping @Sendable (Value) -> Void
+    ) -> Subscription {
+        let last = SelectedValue<Value>()
+        return backend.subscribe(
+            receive: { state in
+                let value = select(state)
+                if last.update(value) { observer(value) }
+            }, onStoreClosed: nil)
+    }
+
+    /// This scope's state now, then after every action the root store commits, as an async sequence.
+    public func states() -> AsyncStream<State> {
+        states(bufferingPolicy: .unbounded)
+    }
+
+    /// The same, with a buffering policy of your choice.
+    public func states(bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy) -> AsyncStream<State> {
+        stateStream(of: backend, bufferingPolicy: bufferingPolicy)
+    }
+
+    /// A scope of this scope: a part of its state.
+    public func scope<Child: Sendable>(_ path: WritableKeyPath<State, Child> & Sendable) -> ScopedStore<Child> {
+        ScopedStore<Child>(backend: backend.scope(path), root: root)
+    }
+}
+
+/// A scoped store is written against like the app's store.
+extension ScopedStore: StoreProtocol {}
+
+extension Store {
+    /// A view of this store on a part of its state, for a child feature written against its own
+    /// state (see ``ScopedStore``).
+    /// - Parameter path: where the child's state lives in this store's state.
+    public func scope<Child: Sendable>(_ path: WritableKeyPath<State, Child> & Sendable) -> ScopedStore<Child> {
+        ScopedStore<Child>(backend: core.scope(path), root: self)
+    }
+}
+
+/// The state stream of `Store.states()`, for any backend.
+func stateStream<State: Sendable>(
+    of backend: any StoreBackend<State>, bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy
+) -> AsyncStream<State> {
+    let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
+    let subscription = backend.subscribe(
+        receive: { continuation.yield($0) },
+        onStoreClosed: { continuation.finish() })
+    continuation.onTermination = { _ in subscription.cancel() }
+    if backend.isClosed { continuation.finish() }
+    return stream
+}

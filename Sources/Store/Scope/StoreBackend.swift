@@ -1,0 +1,82 @@
+/// What a graph run needs from the store whose pipeline it goes through, whatever the state type of
+/// its graph: a scoped store's runs go through its root store's pipeline.
+protocol RunHost: AnyObject, Sendable {
+    var options: StoreOptions { get }
+    /// Taken once by `GraphRun.cancel()` as a barrier (see there).
+    var stateLock: Lock { get }
+    func register(cancel: @escaping @Sendable () -> Void) -> UInt64?
+    /// `register(cancel:)`, also telling whether the store has event observers, under one lock.
+    func registerObserved(cancel: @escaping @Sendable () -> Void) -> (id: UInt64, isObserved: Bool)?
+    /// Whether the store has event observers now.
+    var hasEventObservers: Bool { get }
+    /// The store's event observers and their queue (see `StoreEvent`).
+    var events: EventHub { get }
+    /// Delivers queued events, or leaves them for the pipeline's exit when called inside it.
+    func deliverEvents()
+    func unregister(_ id: UInt64)
+    func report(_ kind: StoreDiagnostic.Kind, _ message: String)
+    /// Middleware, reducer, subscribers; called with the pipeline lock held.
+    func apply(_ action: any Action, admit: (@Sendable () -> Bool)?)
+    var hasQueuedWork: Bool { get }
+    func schedule(_ run: any PipelineRun)
+    func requeue(_ run: any PipelineRun)
+}
+
+/// A run waiting in a store's pipeline for its turn to apply its ready sync nodes.
+@usableFromInline
+protocol PipelineRun: AnyObject, Sendable {
+    func applySyncItems()
+}
+
+/// What a context, a scoped store and a graph's nodes reach a store through, typed by the state
+/// they see: the store's core itself, or a scope of it on a part of its state (`ScopeCore`).
+protocol StoreBackend<State>: AnyObject, Sendable {
+    associatedtype State: Sendable
+    /// The store whose pipeline, registry and options the work uses.
+    var host: any RunHost { get }
+    var currentState: State { get }
+    var isClosed: Bool { get }
+    var options: StoreOptions { get }
+    func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?)
+    func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State
+    func dispatchAsync<A: AsyncAction>(_ action: A, id: WorkID, policy: InFlightPolicy) -> ActionTask<A.Response>
+    where A.State == State
+    func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State>
+    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State>
+    func cancelWork(id: WorkID)
+    /// The attempts of an async graph node running `action`.
+    func nodeWork<A: AsyncAction>(_ action: A) -> AsyncNodeWork where A.State == State
+    func subscribe(receive: @escaping @Sendable (State) -> Void, onStoreClosed: (@Sendable () -> Void)?)
+        -> Subscription
+    /// A backend on a part of this one's state.
+    func scope<Child: Sendable>(_ path: WritableKeyPath<State, Child> & Sendable) -> any StoreBackend<Child>
+}
+
+extension StoreCore: RunHost, StoreBackend {
+    var host: any RunHost { self }
+
+    func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
+        startAsync(action, context: ActionContext(core: self))
+    }
+
+    func dispatchAsync<A: AsyncAction>(_ action: A, id: WorkID, policy: InFlightPolicy) -> ActionTask<A.Response>
+    where A.State == State {
+        startAsync(action, id: id, policy: policy) { gate in ActionContext(core: self, gate: gate) }
+    }
+
+    func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
+        startGraph(graph, backend: self)
+    }
+
+    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State> {
+        startGraph(graph, backend: self, id: id, policy: policy)
+    }
+
+    func nodeWork<A: AsyncAction>(_ action: A) -> AsyncNodeWork where A.State == State {
+        AsyncNodeWork(action, host: self, context: ActionContext(core: self))
+    }
+
+    func scope<Child: Sendable>(_ path: WritableKeyPath<State, Child> & Sendable) -> any StoreBackend<Child> {
+        ScopeCore(root: self, read: { $0[keyPath: path] })
+    }
+}

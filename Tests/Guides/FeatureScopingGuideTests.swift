@@ -1,0 +1,83 @@
+import OresRedux
+import Testing
+
+// The snippets of Sources/OresRedux.docc/FeatureScoping.md.
+
+enum ScopingGuideApp {
+    // The first snippet: the game, written against its own state.
+    struct GameState: Equatable, Sendable {
+        var category = "birds"
+        var covers: [String] = []
+        var flipped: [Int] = []
+    }
+
+    struct Flip: Action { let card: Int }
+    struct SetCovers: Action { let covers: [String] }
+
+    struct FetchCovers: AsyncAction {
+        func run(_ context: ActionContext<GameState>) async throws -> [String] {
+            let category = context.state.category  // the game's own state
+            return ["\(category) 1", "\(category) 2"]
+        }
+    }
+
+    static let gameReducer = Reducer<GameState>.combine(
+        .on(Flip.self) { game, flip in game.flipped.append(flip.card) },
+        .on(SetCovers.self) { game, action in game.covers = action.covers }
+    )
+
+    static func startGame() -> ActionGraph<GameState> {
+        var graph = ActionGraph<GameState>()
+        let covers = graph.run(FetchCovers())
+        graph.send(after: covers) { covers in SetCovers(covers: covers) }
+        return graph
+    }
+
+    // The second snippet: the app.
+    struct AppState: Equatable, Sendable {
+        var user = "ada"
+        var game = GameState()
+    }
+
+    static let appReducer = Reducer<AppState>.combine(
+        .scope(\.game, gameReducer)
+    )
+
+    // The third snippet.
+    final class GameModel<S: StoreProtocol<GameState>> {
+        let store: S
+        init(store: S) { self.store = store }
+        func start() { store.dispatch(startGame()) }
+        func flip(_ card: Int) { store.dispatch(Flip(card: card)) }
+    }
+}
+
+@Suite("Guide: Feature Scoping", .timeLimit(.minutes(1)))
+struct FeatureScopingGuideTests {
+    typealias App = ScopingGuideApp
+
+    @Test("FeatureScoping guide: the game's graph runs in the app's store and changes the app's state")
+    func gameGraphInTheApp() async throws {
+        let app = Store(initialState: App.AppState(), reducer: App.appReducer)
+        let game = app.scope(\.game)  // ScopedStore<GameState>
+        let run = game.dispatch(App.startGame())  // an ActionGraph<GameState>, run by the app's store
+        _ = try await withDeadline { await run.wait() }
+        #expect(app.state.game.covers == ["birds 1", "birds 2"])
+        #expect(game.state == app.state.game)
+    }
+
+    @Test("FeatureScoping guide: one GameModel, on the app's scope and on a test store of the game alone")
+    func modelWrittenOnce() async throws {
+        let app = Store(initialState: App.AppState(), reducer: App.appReducer)
+        let inTheApp = App.GameModel(store: app.scope(\.game))
+        let inATest = App.GameModel(store: TestStore(initialState: App.GameState(), reducer: App.gameReducer))
+        inTheApp.flip(2)
+        inATest.flip(5)
+        #expect(app.state.game.flipped == [2])
+        try await inATest.store.receive(App.Flip.self) { $0.flipped = [5] }
+        inATest.store.runForReal(App.FetchCovers.self)
+        inATest.start()
+        try await inATest.store.receive(App.SetCovers.self) { $0.covers = ["birds 1", "birds 2"] }
+        try await inATest.store.finish()
+    }
+}
