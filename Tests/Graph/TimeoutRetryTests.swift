@@ -51,6 +51,39 @@ extension GraphStories {
             gate.open()  // let the stubborn task end
         }
 
+        @Test("a timed-out attempt is told to stop before the run goes on: wait() never returns beside it")
+        func timedOutAttemptIsCancelledFirst() async throws {
+            // A held call in a TestStore leaves its list when cancelled: if the run could end
+            // before that, `finish()` would find a call "still waiting" for a run that is over.
+            struct Unanswered: AsyncAction {
+                let told: Box<Bool>
+                let answer: Latch
+                func run(_ context: ActionContext<AppState>) async throws -> Int {
+                    try await withTaskCancellationHandler {
+                        try await answer.waitUnlessCancelled()
+                        return 1
+                    } onCancel: {
+                        told.value = true
+                    }
+                }
+            }
+            for round in 0..<300 {
+                let clock = VirtualClock()
+                let store = makeStore(probe: Probe(), clock: clock)
+                let told = Box(false)
+                var graph = Graph()
+                let feed = graph.run(Unanswered(told: told, answer: Latch()))
+                graph.setTimeout(.seconds(1), for: feed)
+                let run = store.dispatch(graph)
+                try await clock.waitForSleepers(1)
+                await clock.advance(by: .seconds(1))
+                let report = try await withDeadline(10, "the run") { await run.wait() }
+                #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(1)))
+                #expect(told.value == true, "round \(round): the run ended before its attempt was cancelled")
+                if told.value != true { return }
+            }
+        }
+
         @Test("offline once, then online: a retry with a 1 s back-off succeeds on the second attempt")
         func retrySucceedsOnTheSecondAttempt() async throws {
             let probe = Probe()

@@ -23,6 +23,28 @@ struct TestStoreWaitsTests {
         #expect(message.contains("run 1: LogIn (async, running), SetToken (sync, waiting)"))
     }
 
+    @Test("after a held call times out and its run ends, finish finds no call still waiting, every time")
+    func timedOutHeldCallIsGoneWhenTheRunEnds() async throws {
+        typealias Guide = GuideApp
+        for round in 0..<100 {
+            let store = TestStore(initialState: Guide.AppState(), reducer: Guide.appReducer)
+            _ = store.hold(Guide.FetchFeed.self)
+            var graph = ActionGraph<Guide.AppState>()
+            let feed = graph.run(Guide.FetchFeed(token: "t"))
+            graph.setTimeout(.seconds(5), for: feed)
+            graph.setFallback(for: feed) { _ in Guide.ShowBanner(message: "could not load the feed") }
+            let run = store.dispatch(graph)
+            try await store.clock.waitForSleepers(1)
+            await store.clock.advance(by: .seconds(5))
+            _ = try await withDeadline(10, "the run") { await run.wait() }
+            try await store.receive(Guide.ShowBanner.self) { $0.banner = "could not load the feed" }
+            do { try await store.finish() } catch {
+                Issue.record("round \(round): \(error)")
+                return
+            }
+        }
+    }
+
     @Test("receive while a back-off sleeps on a clock nobody advances fails, naming the sleeper and its deadline")
     func receiveNamesTheSleeper() async throws {
         let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .seconds(1))

@@ -89,13 +89,35 @@ enum Attempts {
 
 /// The first of several results wins: the operation's, a rival's (`rivals` may start a task that
 /// calls `finish`), or `CancellationError` when the waiting task is cancelled. The continuation is
-/// resumed exactly once, and the tasks that lost are cancelled.
+/// resumed exactly once, after the tasks that lost were cancelled: whoever waits on the race (a run,
+/// and through it a test's `finish`) never sees a loser that has not yet been told to stop.
 final class Race<Value: Sendable>: Sendable {
+    /// What to do once the race is decided: cancel the losers, then resume the waiter.
+    private struct Decision {
+        let continuation: CheckedContinuation<Value, any Error>
+        let result: Result<Value, any Error>
+        let tasks: [Task<Void, Never>]
+
+        func perform() {
+            // The winner's task is done or about to be: cancelling it too is harmless.
+            for task in tasks { task.cancel() }
+            continuation.resume(with: result)
+        }
+    }
+
     private struct Racing {
         var continuation: CheckedContinuation<Value, any Error>?
         var result: Result<Value, any Error>?
-        var tasks: [Task<Void, Never>] = []
-        var isFinished = false
+        /// `nil` until the racing tasks exist; the race is decided only then.
+        var tasks: [Task<Void, Never>]?
+
+        /// The decision, once a result and the tasks are both known; `nil` before, and after it was taken.
+        mutating func takeDecision() -> Decision? {
+            guard let continuation, let result, let tasks else { return nil }
+            self.continuation = nil
+            self.tasks = []
+            return Decision(continuation: continuation, result: result, tasks: tasks)
+        }
     }
 
     private let state = LockedValue(Racing())
@@ -107,10 +129,11 @@ final class Race<Value: Sendable>: Sendable {
         let race = Race()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                race.install(continuation)
+                race.state.withLock { $0.continuation = continuation }
                 // A cancelled waiter must not start the work at all.
                 if Task.isCancelled {
                     race.finish(.failure(CancellationError()))
+                    race.track([])
                     return
                 }
                 let work = Task {
@@ -123,37 +146,20 @@ final class Race<Value: Sendable>: Sendable {
         }
     }
 
-    private func install(_ continuation: CheckedContinuation<Value, any Error>) {
-        let early = state.withLock { racing -> Result<Value, any Error>? in
-            if let result = racing.result { return result }
-            racing.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
     private func track(_ tasks: [Task<Void, Never>]) {
-        let cancelNow = state.withLock { racing -> Bool in
-            if racing.isFinished { return true }
+        let decision = state.withLock { racing in
             racing.tasks = tasks
-            return false
+            return racing.takeDecision()
         }
-        if cancelNow { for task in tasks { task.cancel() } }
+        decision?.perform()
     }
 
     func finish(_ result: Result<Value, any Error>) {
-        let (continuation, losers) = state.withLock {
-            racing -> (CheckedContinuation<Value, any Error>?, [Task<Void, Never>]) in
-            guard !racing.isFinished else { return (nil, []) }
-            racing.isFinished = true
-            defer {
-                racing.continuation = nil
-                racing.tasks = []
-            }
-            if racing.continuation == nil { racing.result = result }
-            return (racing.continuation, racing.tasks)
+        let decision = state.withLock { racing -> Decision? in
+            guard racing.result == nil else { return nil }
+            racing.result = result
+            return racing.takeDecision()
         }
-        continuation?.resume(with: result)
-        for task in losers { task.cancel() }
+        decision?.perform()
     }
 }
