@@ -29,7 +29,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let stateLock = Lock(recursive: true)
     private let registryLock = Lock()
 
-    @usableFromInline @exclusivity(unchecked) var state: State  // stateLock
+    @usableFromInline @exclusivity(unchecked) var committed: CommittedState<State>  // stateLock
     @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
     @usableFromInline @exclusivity(unchecked) var isApplying = false  // pipelineLock
     @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork<State>>()  // pipelineLock
@@ -54,7 +54,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     private var eventObservers = 0  // registryLock
 
     init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>], options: StoreOptions) {
-        self.state = initialState
+        self.committed = CommittedState(value: initialState)
         self.reducer = reducer
         self.middleware = middleware
         self.options = options
@@ -71,7 +71,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     var currentState: State {
         stateLock.lock()
         defer { stateLock.unlock() }
-        return state
+        return committed.value
     }
 
     // MARK: The pipeline
@@ -192,15 +192,16 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             stateLock.unlock()
             return
         }
-        PureCall.run(.reducer) { reducer(&state, action) }
+        PureCall.run(.reducer) { reducer(&committed.value, action) }
+        committed.count += 1
         if subscribers.isEmpty {
             stateLock.unlock()
             return
         }
         let receivers = subscribers
-        let committed = state
+        let newState = committed.value
         stateLock.unlock()
-        for receiver in receivers { receiver.receive(committed) }
+        for receiver in receivers { receiver.receive(newState) }
     }
 
     // MARK: Subscribers
@@ -227,7 +228,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         let current: State = stateLock.withLock {
             box.index = subscribers.count
             subscribers.append(box)
-            return state
+            return committed.value
         }
         // The first call is a subscriber call like any other: what it dispatches is queued and
         // applied after it returns, never inside it.
@@ -378,4 +379,19 @@ protocol CancellableWork: AnyObject, Sendable {
 struct SharedCallKey: Hashable, @unchecked Sendable {
     let actionType: ObjectIdentifier
     let key: AnyHashable
+}
+
+/// The state, and how many actions the reducer has applied to it.
+///
+/// The count also keeps the store's stored property from being empty when `State` is (a store of
+/// `struct Nothing {}`): ThreadSanitizer places an in-place update of an empty stored property at
+/// the object's first byte, and then reports a race with any thread that reads the object's header
+/// to call one of its methods, a race that is not there.
+@usableFromInline
+struct CommittedState<State> {
+    @usableFromInline var value: State
+    @usableFromInline var count: UInt64 = 0
+
+    @usableFromInline
+    init(value: State) { self.value = value }
 }
