@@ -123,7 +123,7 @@ extension StoreCore {
 
 extension StoreCore {
     /// Records that `action` starts (the store is observed): its identity for the finish.
-    private func announceStart<A: AsyncAction>(of action: A) -> StoreEvent.AsyncActionInfo {
+    func announceStart<A: AsyncAction>(of action: A) -> StoreEvent.AsyncActionInfo {
         let info = StoreEvent.AsyncActionInfo(id: events.nextID(), action: action)
         events.enqueue([.event(.actionStarted(info))])
         deliverEvents()
@@ -133,7 +133,7 @@ extension StoreCore {
     /// Runs `action`, then records how it ended and returns once that was delivered, so that its
     /// `ActionTask.value` returns after the observers heard of it. An error thrown after the task was
     /// cancelled reports `.cancelled`.
-    private func performObserved<A: AsyncAction>(
+    func performObserved<A: AsyncAction>(
         _ action: A, context: ActionContext<A.State>, _ info: StoreEvent.AsyncActionInfo
     ) async -> Result<A.Response, any Error> {
         let result: Result<A.Response, any Error>

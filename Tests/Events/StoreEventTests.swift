@@ -46,14 +46,17 @@ extension GraphStories {
             let probe = Probe()
             let log = EventLog()
             let store = Self.observedStore(probe, log)
+            let answer = Latch()
             var graph = Graph()
-            let token = graph.run(call("LogIn", probe, answering: "ada"))
+            let token = graph.run(call("LogIn", probe, answering: "ada", gate: answer))
             let feed = graph.run(after: token) { _ in failing("FetchFeed", probe, as: [Post].self) }
             graph.setLabel("feed", for: feed)
             graph.send(after: feed) { ShowHome(profile: Profile(name: "ada"), feed: $0) }
             graph.send(Note("spinner"))
 
             let run = store.dispatch(graph)
+            // The sync root was applied inside `dispatch`; log-in answers only after it.
+            answer.open()
             let report = try await withDeadline(10, "the run") { await run.wait() }
 
             // No waiting for the log: wait() returned after the last event was delivered.
@@ -340,6 +343,38 @@ extension GraphStories {
                 try await withDeadline(10, "the cancelled action") { try await task.value }
             }
             #expect(log.lines.last == "async #2 Call<Int> cancelled")
+        }
+
+        @Test("an async action under an id: reported like any other; one replaced by a newer reports cancelled")
+        func asyncActionUnderAnID() async throws {
+            let probe = Probe()
+            let log = EventLog()
+            let store = Self.observedStore(probe, log)
+            let first = store.dispatch(hanging("Search", probe), id: "search")
+            try await withDeadline(10, "the first search to start") { await probe.waitFor("start Search") }
+            let second = store.dispatch(call("Search", probe, answering: "found"), id: "search")
+            let found = try await withDeadline(10, "the second search") { try await second.value }
+            #expect(found == "found")
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the replaced search") { try await first.value }
+            }
+            let ends = log.lines.filter { !$0.contains("started") }.sorted()
+            #expect(log.lines.filter { $0.contains("started") }.count == 2, "\(log.lines)")
+            #expect(ends == ["async #1 Call<Int> cancelled", "async #2 Call<String> succeeded"], "\(log.lines)")
+        }
+
+        @Test("a scoped store's async action is reported by the root store")
+        func scopedAsyncAction() async throws {
+            let probe = Probe()
+            let log = EventLog()
+            let store = Self.observedStore(probe, log)
+            let child = store.scope(\.applied)
+            struct ChildCall: AsyncAction {
+                func run(_ context: ActionContext<[String]>) async throws -> Int { 7 }
+            }
+            let value = try await withDeadline(10, "the child's action") { try await child.dispatch(ChildCall()).value }
+            #expect(value == 7)
+            #expect(log.lines.last == "async #1 ChildCall succeeded", "\(log.lines)")
         }
 
         @Test("a keyed action that joins a call in flight reports nothing of its own")

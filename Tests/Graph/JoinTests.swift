@@ -181,11 +181,12 @@ extension GraphStories {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let gate = Latch()
-            let direct = store.dispatch(FetchFeed(userID: 3, probe: probe, gate: gate, fails: true))
-            await probe.waitFor("start FetchFeed(3)")
             var graph = Graph()
             let feed = graph.run(FetchFeed(userID: 3, probe: probe, gate: gate, fails: true))
             let run = store.dispatch(graph)
+            await probe.waitFor("start FetchFeed(3)")
+            // The node's call is in flight: a direct dispatch joins it before `dispatch` returns.
+            let direct = store.dispatch(FetchFeed(userID: 3, probe: probe, gate: gate, fails: true))
             gate.open()
             let report = await run.wait()
 

@@ -43,7 +43,10 @@ extension StoreCore {
                     shared.cancel()
                 }
             }
-            return try await self.perform(action, context: context)
+            // Announced here, not at dispatch: work debounced away never started.
+            guard self.hasEventObservers else { return try await self.perform(action, context: context) }
+            let observed = self.announceStart(of: action)
+            return try await self.performObserved(action, context: context, observed).get()
         }
         gate.attach(task)
         return ActionTask(.task(task))
