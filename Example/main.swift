@@ -72,14 +72,19 @@ func api(brokenFeed: Bool = false) -> any API {
 @MainActor
 func scenario(
     _ number: Int, _ title: String, api: any API, feedRetry: RetryPolicy? = nil,
-    cancelAfterLogIn: Bool = false,
+    cancelAfterLogIn: Bool = false, logsEvents: Bool = false,
     expect: (GraphReport, HomeController.LogInGraph, AppState) -> Bool
 ) async -> Bool {
     print("\n== \(number). \(title)")
     // The app registers its live API client once, in the store; every async action reads it there.
     var dependencies = Dependencies()
     dependencies.api = api
-    let store = Store(initialState: AppState(), reducer: appReducer, options: StoreOptions(dependencies: dependencies))
+    var options = StoreOptions(dependencies: dependencies)
+    if logsEvents {
+        // The app's logger: async actions and the run, node by node, which middleware never sees.
+        options.onEvent = StoreEvent.logger { print("        event: \($0)") }
+    }
+    let store = Store(initialState: AppState(), reducer: appReducer, options: options)
     let controller = HomeController(store: store)
     let start = ContinuousClock.now
     let rendering = controller.render { line in
@@ -118,7 +123,7 @@ results.append(
 results.append(
     await scenario(
         2, "The feed fails: fallback banner, home skipped, profile still shown",
-        api: api(brokenFeed: true)
+        api: api(brokenFeed: true), logsEvents: true
     ) { report, login, state in
         report[login.feed].outcome == .failed && report[login.home].outcome == .skipped
             && state.profile != nil && state.banner != nil && state.screen == .loading
