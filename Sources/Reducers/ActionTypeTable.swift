@@ -62,8 +62,8 @@ final class ActionTypeTable<State>: Sendable {
     /// share their low bits (alignment), so those alone would collide.
     @inlinable
     static func slot(of key: UInt, shift: UInt) -> Int {
-        // Truncation meant: on a 32-bit platform the low half of the constant is as good a multiplier.
-        let multiplier = UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
+        // 2^64 / golden ratio, or on a 32-bit platform 2^32 / golden ratio.
+        let multiplier = UInt(exactly: 0x9E37_79B9_7F4A_7C15 as UInt64) ?? 0x9E37_79B9
         return Int((key &* multiplier) >> shift)
     }
 

@@ -132,9 +132,9 @@ public final class Store<State: Sendable>: Sendable {
 }
 
 /// A `select` subscriber's last value.
+@usableFromInline
 // Why this is safe to share: touched only from that subscriber's calls, which the store makes one at
 // a time under its pipeline lock, so never by two threads at once.
-@usableFromInline
 final class SelectedValue<Value: Equatable>: @unchecked Sendable {
     @usableFromInline var last: Value?
 

@@ -20,10 +20,10 @@
 /// The dispatch path (`dispatch`, `apply`, `commit`) is `@inlinable`, so that an app's
 /// `Store<AppState>` is specialized in the app's module: unspecialized, generic metadata lookups
 /// cost several times the reducer itself (see the Benchmarks' dispatch figures).
+@usableFromInline
 // Why this is safe to share: every `var` below is read and written only under the lock named beside
 // it; the `let`s are immutable or thread-safe themselves. `@exclusivity(unchecked)`: those locks
 // already serialize every access, and the dynamic exclusivity checks were most of a dispatch's cost.
-@usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let pipelineLock = Lock(recursive: true)
     @usableFromInline let stateLock = Lock(recursive: true)

@@ -50,10 +50,10 @@ public final class Subscription: Sendable {
 /// thread is notifying subscribers of an action at that moment, which lets go of it when done).
 /// A subscription ended by the thread that is applying actions (from an observer or a middleware)
 /// is also marked `isEnded`, so the notification under way does not call it again.
+@usableFromInline
 // Why this is safe to share: `observer` and `onStoreClosed` are immutable; `isEnded` is read and
 // written only by the thread holding the store's pipeline lock; `index` and `subscription` only under
 // the store's state lock (`subscription` is set before the box is published under that lock).
-@usableFromInline
 final class SubscriberBox<State>: @unchecked Sendable {
     @usableFromInline let observer: @Sendable (State) -> Void
     @usableFromInline @exclusivity(unchecked) var isEnded = false

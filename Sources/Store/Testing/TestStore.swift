@@ -837,8 +837,7 @@ final class SendMark: Sendable {
         let previous = pthread_getspecific(Self.key)
         pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
         withExtendedLifetime(self) { body() }
-        // Restores the slot's previous pointer as it was read: a type conversion, nothing is read through it.
-        pthread_setspecific(Self.key, previous.map { UnsafeRawPointer($0) })
+        pthread_setspecific(Self.key, previous)
     }
 }
 
