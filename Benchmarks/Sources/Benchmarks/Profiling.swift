@@ -5,7 +5,7 @@ import OresRedux
 /// two counts and divide the difference by the difference of the counts, so start-up cancels out).
 func profileCase(_ arguments: [String]) async -> Int32 {
     let cases = [
-        "readme", "readme-by-hand", "empty-graph", "one-sync-node", "one-async-node", "task-value",
+        "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node", "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
         "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
         "graph-sync", "graph-async",
     ]
@@ -23,6 +23,11 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         for _ in 0..<count { await readmeRun(app) }
     case "readme-by-hand":
         for _ in 0..<count { await readmeByHand(app) }
+    case "readme-build":
+        for _ in 0..<count { blackhole(readmeGraph().count) }
+    case "readme-built-once":
+        let graph = readmeGraph()
+        for _ in 0..<count { blackhole(await app.dispatch(graph).wait().count) }
     case "empty-graph":
         for _ in 0..<count { blackhole(await store.dispatch(ActionGraph<BenchState>()).wait().count) }
     case "one-sync-node":
@@ -31,6 +36,23 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         for _ in 0..<count { await oneAsyncNodeRun(store) }
     case "task-value":
         for _ in 0..<count { blackhole(await Task { await API.work() }.value) }
+    case "group-child":
+        for _ in 0..<count {
+            blackhole(
+                await withTaskGroup(of: Int.self) { group in
+                    group.addTask { await API.work() }
+                    return await group.next() ?? 0
+                })
+        }
+    case "calls-child-tasks":
+        for _ in 0..<count { await readmeCallsAsChildTasks() }
+    case "calls-tasks":
+        for _ in 0..<count { await readmeCallsAsTasks() }
+    case "async-let":
+        for _ in 0..<count {
+            async let value = API.work()
+            blackhole(await value)
+        }
     case "dispatch", "notify", "select":
         if name == "notify" { for _ in 0..<10 { subscriptions.append(store.subscribe { blackhole($0.count) }) } }
         if name == "select" {

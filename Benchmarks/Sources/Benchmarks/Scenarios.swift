@@ -36,6 +36,15 @@ func benchSmallGraphs(_ report: Report, budget: Budget, quick: Bool) async {
             ours: { ops in for _ in 0..<ops { await oneAsyncNodeRun(store) } },
             baseline: { ops in for _ in 0..<ops { blackhole(await Task { await API.work() }.value) } }))
 
+    // Would running nodes as child tasks of the caller (an `await store.run(graph)`) be cheaper than
+    // a task per node? What the runtime alone charges for the README graph's three calls each way.
+    report.add(
+        await comparePaired(
+            "graph", "README calls on child tasks (task group)", baseline: "on unstructured tasks",
+            budget: budget,
+            ours: { ops in for _ in 0..<ops { await readmeCallsAsChildTasks() } },
+            baseline: { ops in for _ in 0..<ops { await readmeCallsAsTasks() } }))
+
     let sizes = quick ? [3, 10, 20] : [3, 5, 10, 20]
     for shape in SmallShape.allCases {
         for nodes in sizes {
@@ -124,6 +133,10 @@ func benchAllocations(_ report: Report, quick: Bool) async {
         "one async node, value(of:)", "Task { }.value",
         { for _ in 0..<$0 { await oneAsyncNodeRun(store) } },
         { for _ in 0..<$0 { blackhole(await Task { await API.work() }.value) } })
+    _ = await compare(
+        "README calls on child tasks (task group)", "on unstructured tasks",
+        { for _ in 0..<$0 { await readmeCallsAsChildTasks() } },
+        { for _ in 0..<$0 { await readmeCallsAsTasks() } })
     let combined = combinedTwentyCases()
     let handWritten = handWrittenTwentyCases()
     _ = await compare(

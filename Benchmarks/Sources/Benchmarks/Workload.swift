@@ -152,3 +152,29 @@ func parallelWork(_ count: Int) async -> Int {
         return total
     }
 }
+
+// MARK: - What a task per node costs: child tasks of the caller against unstructured tasks
+
+/// The README graph's three calls (log in, then profile and feed side by side), each on a child
+/// task of one task group that the caller drives: what `await store.run(graph)` running nodes as
+/// child tasks of the caller would pay the runtime, before any bookkeeping.
+func readmeCallsAsChildTasks() async {
+    let total = await withTaskGroup(of: Int.self) { group in
+        group.addTask { await API.work() }
+        var total = await group.next() ?? 0
+        group.addTask { await API.work() }
+        group.addTask { await API.work() }
+        while let value = await group.next() { total += value }
+        return total
+    }
+    blackhole(total)
+}
+
+/// The same three calls, each on an unstructured task, as a dispatched run starts its async nodes.
+func readmeCallsAsTasks() async {
+    var total = await Task { await API.work() }.value
+    let profile = Task { await API.work() }
+    let feed = Task { await API.work() }
+    total += await profile.value + feed.value
+    blackhole(total)
+}
