@@ -176,15 +176,17 @@ extension String {
     }
 }
 
-/// A graph's shape and names without its state type: what a report keeps of the graph.
+/// A graph's shape and names without its state type: what a report keeps of the graph. It shares
+/// the graph's storage (copy on write), which is not generic, so a report neither copies the graph
+/// nor wraps it in closures.
 struct GraphShape: Sendable {
-    let label: @Sendable (Int) -> String
-    let kind: @Sendable (Int) -> NodeKind
-    let prerequisites: @Sendable (Int) -> [Int]
+    private let storage: GraphStorage
 
     init<State>(_ graph: ActionGraph<State>) {
-        label = { graph.label(of: $0) }
-        kind = { graph.storage.bodies[$0].kind }
-        prerequisites = { Array(graph.prerequisites(of: $0)) }
+        storage = graph.storage
     }
+
+    func label(_ index: Int) -> String { storage.label(of: index) }
+    func kind(_ index: Int) -> NodeKind { storage.bodies[index].kind }
+    func prerequisites(_ index: Int) -> [Int] { Array(storage.prerequisites(of: index)) }
 }
