@@ -47,7 +47,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     private var closed = false  // registryLock
     private var nextWorkID: UInt64 = 0  // registryLock
-    private var inFlight: [UInt64: @Sendable () -> Void] = [:]  // registryLock: cancels
+    private var inFlight: [UInt64: InFlightWork] = [:]  // registryLock
     private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]  // registryLock
     /// How many event observers the store has: read with a registration, under the same lock, so an
     /// unobserved run or async action pays no second lock to learn it (see `StoreEvent`).
@@ -288,10 +288,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     /// `register(cancel:)`, also telling whether the store has event observers, under one lock.
     func registerObserved(cancel: @escaping @Sendable () -> Void) -> (id: UInt64, isObserved: Bool)? {
+        registerObserved(.closure(cancel))
+    }
+
+    /// `registerObserved(cancel:)` for a graph run, which closing the store cancels with
+    /// `cancelForStoreRelease()`. The registry holds the run until it unregisters, as its tasks
+    /// and the pipeline do while it has work, so no `[weak self]` closure is needed.
+    func registerObserved(run: any PipelineRun) -> (id: UInt64, isObserved: Bool)? {
+        registerObserved(.run(run))
+    }
+
+    private func registerObserved(_ work: InFlightWork) -> (id: UInt64, isObserved: Bool)? {
         registryLock.withLock {
             guard !closed else { return nil }
             nextWorkID += 1
-            inFlight[nextWorkID] = cancel
+            inFlight[nextWorkID] = work
             return (nextWorkID, eventObservers > 0)
         }
     }
@@ -344,7 +355,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             return (Array(inFlight.values), Array(sharedCalls.values))
         }
         pipelineLock.withLock { isClosedForDispatch = true }
-        for cancel in cancels { cancel() }
+        for work in cancels {
+            switch work {
+            case .closure(let cancel): cancel()
+            case .run(let run): run.cancelForStoreRelease()
+            }
+        }
         for call in calls { call.cancel() }
         let boxes = stateLock.withLock {
             defer { subscribers.removeAll() }
@@ -365,6 +381,12 @@ enum QueuedWork<State: Sendable> {
     /// A sync action, and the check it must pass right before the reducer, if any.
     case action(any Action, admit: (@Sendable () -> Bool)?)
     /// A run with ready sync nodes (it holds one place in the queue at most).
+    case run(any PipelineRun)
+}
+
+/// Work in flight that closing the store cancels: its cancel closure, or a graph run.
+enum InFlightWork: Sendable {
+    case closure(@Sendable () -> Void)
     case run(any PipelineRun)
 }
 

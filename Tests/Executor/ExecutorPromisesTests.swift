@@ -224,6 +224,25 @@ struct ExecutorPromisesTests {
         forever.cancel()
     }
 
+    @Test("a finished run that nobody holds is released: the store keeps no run past its end")
+    func finishedRunIsReleased() async throws {
+        let store = Store(initialState: [], reducer: Self.journal)
+        weak var released: GraphRun<[String]>?
+        do {
+            var graph = ActionGraph<[String]>()
+            let first = graph.send(Mark("first"))
+            graph.send(Mark("second"), after: first)
+            let run = store.dispatch(graph)
+            released = run
+            let report = try await withDeadline(30, "the run") { await run.wait() }
+            #expect(report.count(of: .succeeded) == 2)
+        }
+        // The pipeline lets go of the run right after its last item; the store must not hold it.
+        for _ in 0..<10_000 where released != nil { await Task.yield() }
+        #expect(released == nil, "something still holds the finished run")
+        #expect(store.state == ["first", "second"])
+    }
+
     // MARK: Reports
 
     @Test("report times: no node starts before its last prerequisite ended, in random graphs", arguments: 0..<4)

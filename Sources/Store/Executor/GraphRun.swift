@@ -53,9 +53,7 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Registers the run with its store (so that releasing the store cancels it) and starts it.
     func start() {
-        guard
-            let (id, isObserved) = core.registerObserved(cancel: { [weak self] in self?.cancel(byStoreRelease: true) })
-        else {
+        guard let (id, isObserved) = core.registerObserved(run: self) else {
             core.report(
                 .dispatchAfterRelease,
                 "a graph of \(graph.count) nodes was dispatched after its store was released; it was cancelled.")
@@ -88,6 +86,12 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// the run's sync work applies it after that work.
     public func cancel() {
         cancel(byStoreRelease: false)
+    }
+
+    /// The store is being released: cancels the run without sending its cancel action.
+    @usableFromInline
+    func cancelForStoreRelease() {
+        cancel(byStoreRelease: true)
     }
 
     /// `cancel()`, telling the machine whether the store's release is the cause (then no cancel

@@ -7,6 +7,8 @@ protocol RunHost: AnyObject, Sendable {
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64?
     /// `register(cancel:)`, also telling whether the store has event observers, under one lock.
     func registerObserved(cancel: @escaping @Sendable () -> Void) -> (id: UInt64, isObserved: Bool)?
+    /// Registers a graph run, which closing the store cancels with `cancelForStoreRelease()`.
+    func registerObserved(run: any PipelineRun) -> (id: UInt64, isObserved: Bool)?
     /// Whether the store has event observers now.
     var hasEventObservers: Bool { get }
     /// The store's event observers and their queue (see `StoreEvent`).
@@ -26,6 +28,8 @@ protocol RunHost: AnyObject, Sendable {
 @usableFromInline
 protocol PipelineRun: AnyObject, Sendable {
     func applySyncItems()
+    /// The store is being released: cancel, without sending the graph's cancel action.
+    func cancelForStoreRelease()
 }
 
 /// What a context, a scoped store and a graph's nodes reach a store through, typed by the state
