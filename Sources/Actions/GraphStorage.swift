@@ -19,22 +19,23 @@ struct GraphStorage: Sendable {
     var hooks: GraphHooks?
 
     /// Copies made before a mutation share `identity`; the first copy to add a node afterwards takes
-    /// a new lineage, so a node added to one copy is never taken for a node of the other.
-    private var identity = GraphIdentity()
-    /// The lineages this graph's nodes belong to: nodes below `end` were added under `id`.
-    private var lineage: [(id: UInt64, end: Int)] = [(GraphIdentifiers.next(), Int.max)]
+    /// a new lineage, so a node added to one copy is never taken for a node of the other. `nil` until
+    /// the first node, so that an empty graph allocates nothing.
+    private var identity: GraphIdentity?
+    /// The lineage that nodes added now belong to; 0 (no lineage) until the first node.
+    private(set) var lineageID: UInt64 = 0
+    /// The lineages this graph's earlier nodes belong to, oldest first: nodes below `end` that the
+    /// current lineage does not cover were added under `id`. Empty unless copies diverged.
+    private var earlierLineages: [(id: UInt64, end: Int)] = []
 
     /// The number of nodes.
     var count: Int { bodies.count }
-
-    /// The lineage that nodes added now belong to.
-    var lineageID: UInt64 { lineage[lineage.count - 1].id }
 
     /// Whether the node `index` of lineage `graph` is one of these nodes.
     func owns(graph: UInt64, index: Int) -> Bool {
         guard index >= 0, index < bodies.count else { return false }
         if graph == lineageID { return true }
-        return lineage.contains { $0.id == graph && index < $0.end }
+        return earlierLineages.contains { $0.id == graph && index < $0.end }
     }
 
     // MARK: Adding nodes
@@ -64,9 +65,11 @@ struct GraphStorage: Sendable {
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy; returns the new index.
     mutating func beginNode() -> Int {
         if !isKnownUniquelyReferenced(&identity) {
+            // Shared with a copy, or the first node (no identity yet: every copy of an empty graph
+            // takes its own lineage when it adds its first node).
+            if identity != nil { earlierLineages.append((lineageID, bodies.count)) }
             identity = GraphIdentity()
-            lineage[lineage.count - 1].end = bodies.count
-            lineage.append((GraphIdentifiers.next(), Int.max))
+            lineageID = GraphIdentifiers.next()
         }
         return bodies.count
     }
