@@ -40,6 +40,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
+    /// Time since the store was created, on its clock: what runs measure their times against, so
+    /// that a run reads the clock without a stopwatch of its own.
+    let sinceCreation: @Sendable () -> Duration
     /// The work dispatched with an id (take-latest, debounce, throttle).
     let latest: LatestWork
     /// Event observers, and the queue that delivers events to them (see `StoreEvent`).
@@ -58,6 +61,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.reducer = reducer
         self.middleware = middleware
         self.options = options
+        self.sinceCreation = stopwatch(on: options.clock)
         self.latest = LatestWork(clock: options.clock)
         self.events = EventHub(permanent: options.onEvent)
         self.eventObservers = options.onEvent == nil ? 0 : 1

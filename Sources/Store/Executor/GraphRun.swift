@@ -23,8 +23,8 @@ public final class GraphRun<State: Sendable>: Sendable {
     let backend: any StoreBackend<State>
     let graph: ActionGraph<State>
     private let protected: LockedValue<Protected>
-    /// Time since the run started, on the store's clock.
-    private let elapsed: @Sendable () -> Duration
+    /// When the run was created, on the store's clock (see `elapsed()`).
+    private let createdAt: Duration
 
     init(host core: any RunHost, backend: any StoreBackend<State>, graph: ActionGraph<State>) {
         self.core = core
@@ -37,7 +37,12 @@ public final class GraphRun<State: Sendable>: Sendable {
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
         self.protected = LockedValue(Protected(machine: machine))
-        self.elapsed = stopwatch(on: core.options.clock)
+        self.createdAt = core.sinceCreation()
+    }
+
+    /// Time since the run was created, on the store's clock: the times of its report and its events.
+    private func elapsed() -> Duration {
+        core.sinceCreation() - createdAt
     }
 
     /// The store is observed: record this run's events. Called before the run's first event; apart

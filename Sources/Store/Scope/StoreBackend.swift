@@ -2,6 +2,8 @@
 /// its graph: a scoped store's runs go through its root store's pipeline.
 protocol RunHost: AnyObject, Sendable {
     var options: StoreOptions { get }
+    /// Time since the store was created, on its clock.
+    var sinceCreation: @Sendable () -> Duration { get }
     /// Taken once by `GraphRun.cancel()` as a barrier (see there).
     var stateLock: Lock { get }
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64?
