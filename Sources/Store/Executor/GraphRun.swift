@@ -251,6 +251,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         let task = Task { await self.runAsync(node) }
         let cancelNow = protected.withLock { protected in
             guard protected.machine.mayRun(node) else { return true }
+            if protected.tasks.isEmpty { protected.tasks = Array(repeating: nil, count: protected.machine.count) }
             protected.tasks[node] = task
             return false
         }
@@ -284,7 +285,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         let now = elapsed()
         perform(
             protected.withLock { protected in
-                protected.tasks[node] = nil
+                if !protected.tasks.isEmpty { protected.tasks[node] = nil }
                 return protected.handle { $0.asyncFinished(node, result, attempts: attempts, now: now) }
             })
     }
@@ -325,8 +326,9 @@ private struct Protected {
     /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
     var waiters: [RunStateMachine.Waiter: CheckedContinuation<Void, Never>] = [:]
     var nextWaiter: RunStateMachine.Waiter = 0
-    /// The task of each async node in flight.
-    var tasks: [Int: Task<Void, Never>] = [:]
+    /// The task of each async node in flight, by node; empty until the first one starts (then one
+    /// slot per node: one allocation for the run, and no hashing).
+    var tasks: [Task<Void, Never>?] = []
     /// Records the run's events when the store was observed at dispatch; `nil` otherwise. A class,
     /// so that an unobserved run's locked state grows by one word only.
     var recorder: RunRecorder? = nil
@@ -339,7 +341,7 @@ private struct Protected {
         recorder?.record(effects, of: machine)
         return Performable(
             effects: effects,
-            cancel: effects.cancelWorkers.compactMap { tasks.removeValue(forKey: $0) },
+            cancel: effects.cancelWorkers.compactMap { node in tasks.isEmpty ? nil : tasks[node].take() },
             resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) },
             observed: recorder != nil)
     }

@@ -92,8 +92,9 @@ struct RunStateMachine {
     private(set) var isScheduled = false
 
     private(set) var errors: [Int: any Error] = [:]
-    /// Responses of async nodes that succeeded with a non-`Void` value.
-    private(set) var responses: [Int: any Sendable] = [:]
+    /// Responses of async nodes that succeeded with a non-`Void` value, by node; empty until the
+    /// first one (then one slot per node: a run's responses take one allocation, and no hashing).
+    private var responses: [ResponseSlot] = []
     /// Attempts of async nodes that made more than one.
     private(set) var retriedAttempts: [Int: Int] = [:]
     private var terminalCount = 0
@@ -130,6 +131,9 @@ struct RunStateMachine {
         precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
         var nodes: [NodeState] = []
         nodes.reserveCapacity(count)
+        // `starts[p]` first counts node p's dependents, then (summed) marks the end of its block;
+        // filling the blocks back to front moves it to the block's start, keeping each block in the
+        // order the dependents were added.
         var starts = [Int](repeating: 0, count: count + 1)
         var first = 0
         for node in 0..<count {
@@ -139,20 +143,18 @@ struct RunStateMachine {
                 precondition(
                     prerequisite >= 0 && prerequisite < node,
                     "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
-                starts[prerequisite + 1] += 1
+                starts[prerequisite] += 1
             }
             first = end
         }
         for index in 1..<starts.count { starts[index] += starts[index - 1] }
-        var cursor = starts
         var dependents = [Int](repeating: 0, count: starts[count])
-        first = 0
-        for node in 0..<count {
-            for prerequisite in prerequisites[first..<prerequisiteEnds[node]] {
-                dependents[cursor[prerequisite]] = node
-                cursor[prerequisite] += 1
+        for node in (0..<count).reversed() {
+            let start = node == 0 ? 0 : prerequisiteEnds[node - 1]
+            for prerequisite in prerequisites[start..<prerequisiteEnds[node]].reversed() {
+                starts[prerequisite] -= 1
+                dependents[starts[prerequisite]] = node
             }
-            first = prerequisiteEnds[node]
         }
         self.nodes = nodes
         self.dependentStarts = starts
@@ -174,7 +176,7 @@ struct RunStateMachine {
     var hasReadySync: Bool { readyHead < readySync.count }
 
     /// The stored response of `node`: `nil` for `Void` or before it succeeded.
-    func response(of node: Int) -> (any Sendable)? { responses[node] }
+    func response(of node: Int) -> (any Sendable)? { responses.isEmpty ? nil : responses[node] }
 
     // MARK: Events
 
@@ -259,7 +261,10 @@ struct RunStateMachine {
         if attempts > 1 { retriedAttempts[node] = attempts }
         switch result {
         case .success(let response):
-            if let response { responses[node] = response }
+            if let response {
+                if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
+                responses[node] = response
+            }
             succeed(node, now: now, &effects)
         case .failure(let error):
             markFailed(node, error, now: now, &effects)
