@@ -20,32 +20,43 @@ struct AsyncNodeWork: Sendable {
     }
 }
 
+/// What an attempt asks right before it calls its operation: whether it still may.
+protocol AttemptGate: Sendable {
+    func mayStart() -> Bool
+}
+
 /// Runs a node's attempts: each within its timeout, retried by its policy, paced by the store's clock.
 enum Attempts {
     /// - Parameters:
     ///   - operation: one attempt.
-    ///   - mayStart: asked right before each attempt calls `operation`; `false` (the run was
-    ///     cancelled) ends the attempts with `CancellationError` without calling it.
+    ///   - gate: asked right before each attempt calls `operation`; `false` (the run was cancelled)
+    ///     ends the attempts with `CancellationError` without calling it.
     /// - Returns: the last attempt's result and how many attempts were made.
-    static func run<Value: Sendable>(
+    static func run<Value: Sendable, Gate: AttemptGate>(
         _ operation: @escaping @Sendable () async throws -> Value,
-        mayStart: @escaping @Sendable () -> Bool,
+        gate: Gate,
         timeout: Duration?, retry: RetryPolicy,
         clock: any Clock<Duration>
     ) async -> (Result<Value, any Error>, attempts: Int) {
-        let gated: @Sendable () async throws -> Value = {
-            guard mayStart() else { throw CancellationError() }
-            return try await operation()
+        // Only an attempt raced against its timeout needs the gate and the operation in one closure;
+        // the common attempt asks the gate in line, and allocates nothing for it.
+        var gated: (@Sendable () async throws -> Value)?
+        if timeout != nil {
+            gated = { @Sendable in
+                guard gate.mayStart() else { throw CancellationError() }
+                return try await operation()
+            }
         }
         var attempt = 0
         while true {
             attempt += 1
             do {
                 try Task.checkCancellation()
-                if let timeout {
+                if let timeout, let gated {
                     return (.success(try await withTimeout(timeout, clock: clock, gated)), attempt)
                 }
-                return (.success(try await gated()), attempt)
+                guard gate.mayStart() else { throw CancellationError() }
+                return (.success(try await operation()), attempt)
             } catch {
                 guard attempt < retry.maxAttempts, !Task.isCancelled, !(error is CancellationError),
                     retry.shouldRetry(error)
