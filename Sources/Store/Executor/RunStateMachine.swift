@@ -414,7 +414,8 @@ struct RunStateMachine {
         else { return }
         phase = .finished
         effects.finished = true
-        effects.resume += finishWaiters
+        // Hand over the list itself when nothing else resumes (the common case): no copy.
+        if effects.resume.isEmpty { effects.resume = finishWaiters } else { effects.resume += finishWaiters }
         finishWaiters = []
         readySync = []
         readyHead = 0
