@@ -32,7 +32,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var committed: CommittedState<State>  // stateLock
     @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
     @usableFromInline @exclusivity(unchecked) var isApplying = false  // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork<State>>()  // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork>()  // pipelineLock
     @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false  // pipelineLock
     /// Events were recorded while this thread applied actions; deliver them when it leaves.
     @usableFromInline @exclusivity(unchecked) var eventsAwaitPipelineExit = false  // pipelineLock
@@ -379,9 +379,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Work queued in the pipeline behind the action being applied.
+/// Work queued in the pipeline behind the action being applied. Not generic over the state (nothing
+/// in it depends on it), so that the store's generic code finds the queue's type without a lookup.
 @usableFromInline
-enum QueuedWork<State: Sendable> {
+enum QueuedWork {
     /// A sync action, and the check it must pass right before the reducer, if any.
     case action(any Action, admit: (@Sendable () -> Bool)?)
     /// A run with ready sync nodes (it holds one place in the queue at most).
