@@ -84,8 +84,12 @@ public struct ActionGraph<State: Sendable>: Sendable {
     ) -> Node<Void> {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
-        let nodes = (repeat each prerequisites)
-        return endNode(.makeAction({ inputs, _ in make(repeat inputs.value(each nodes)) }, ActionType(A.self)))
+        return endNode(
+            .makeAction(
+                { inputs, _ in
+                    var position = 0
+                    return make(repeat inputs.next((each R).self, &position))
+                }, ActionType(A.self)))
     }
 
     /// Adds a sync action built, when the node starts, from the store's state at that moment and the
@@ -108,10 +112,12 @@ public struct ActionGraph<State: Sendable>: Sendable {
     ) -> Node<Void> {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
-        let nodes = (repeat each prerequisites)
         return endNode(
             .makeAction(
-                { inputs, backend in make(Self.backend(backend).currentState, repeat inputs.value(each nodes)) },
+                { inputs, backend in
+                    var position = 0
+                    return make(Self.backend(backend).currentState, repeat inputs.next((each R).self, &position))
+                },
                 ActionType(A.self)))
     }
 
@@ -153,11 +159,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
     {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
-        let nodes = (repeat each prerequisites)
         return endNode(
             .async(
                 { inputs, backend in
-                    Self.backend(backend).nodeWork(make(repeat inputs.value(each nodes)))
+                    var position = 0
+                    return Self.backend(backend).nodeWork(make(repeat inputs.next((each R).self, &position)))
                 }, ActionType(A.self)))
     }
 
@@ -183,12 +189,12 @@ public struct ActionGraph<State: Sendable>: Sendable {
     {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
-        let nodes = (repeat each prerequisites)
         return endNode(
             .async(
                 { inputs, backend in
                     let backend = Self.backend(backend)
-                    return backend.nodeWork(make(backend.currentState, repeat inputs.value(each nodes)))
+                    var position = 0
+                    return backend.nodeWork(make(backend.currentState, repeat inputs.next((each R).self, &position)))
                 }, ActionType(A.self)))
     }
 

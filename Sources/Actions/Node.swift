@@ -62,12 +62,17 @@ func unwrapResponse<Value: Sendable>(_ slot: ResponseSlot, as type: Value.Type =
 /// The responses of a node's prerequisites, as its `make` closure reads them when the node starts.
 ///
 /// A snapshot taken under the run's lock when the node starts: the prerequisites have all succeeded
-/// by then, and a node's response never changes once stored.
+/// by then, and a node's response never changes once stored. The responses are in the order the
+/// prerequisites were given, which is the order of the closure's parameters, so the closure reads
+/// them one after the other by position. (It keeps no `Node` values: in generic code that does not
+/// know the response types, each one would cost a type lookup at run time.)
 struct NodeInputs: Sendable {
     let responses: [(index: Int, response: ResponseSlot)]
 
-    func value<R: Sendable>(_ node: Node<R>) -> R {
-        unwrapResponse(responses.first { $0.index == node.index }?.response ?? nil)
+    /// The response at `position`, as `type`; moves `position` to the next one.
+    func next<R: Sendable>(_ type: R.Type, _ position: inout Int) -> R {
+        defer { position += 1 }
+        return unwrapResponse(responses[position].response, as: type)
     }
 }
 

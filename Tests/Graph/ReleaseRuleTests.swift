@@ -200,6 +200,30 @@ extension GraphStories {
             #expect(store.state.applied == ["save draft", "3 drafts saved"])
         }
 
+        @Test("each parameter gets its own prerequisite's response, in the order given, not the order added")
+        func responsesFollowTheOrderGiven() async throws {
+            let probe = Probe()
+            let store = makeStore(probe: probe)
+            var graph = Graph()
+            let count = graph.run(call("CountDrafts", probe, answering: 3))
+            let label = graph.run(call("Label", probe, answering: "drafts"))
+            // Added count first; given label first, and label twice.
+            graph.send(after: label, count, label) { (first: String, count: Int, again: String) in
+                Note("\(first) \(count) \(again)")
+            }
+            let echoed = graph.run(after: label, count) { label, count in
+                call("Echo \(label) \(count)", probe, answering: count)
+            }
+            graph.send(after: echoed, label) { state, echoed, label in
+                Note("\(label) \(echoed) after \(state.applied.count) note")
+            }
+            let run = store.dispatch(graph)
+            _ = await run.wait()
+
+            #expect(probe.count("start Echo drafts 3") == 1)
+            #expect(store.state.applied == ["drafts 3 drafts", "drafts 3 after 1 note"])
+        }
+
         @Test("the pack form with no prerequisites runs at once")
         func packFormWithoutPrerequisites() async throws {
             let probe = Probe()
