@@ -280,7 +280,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
         let settings = graph.settings[node]
         let (result, attempts) = await Attempts.run(
-            operation, gate: NodeGate(run: self, node: node),
+            operation, gate: NodeGate(protected: protected, node: node),
             timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
         let now = elapsed()
         perform(
@@ -288,14 +288,6 @@ public final class GraphRun<State: Sendable>: Sendable {
                 if !protected.tasks.isEmpty { protected.tasks[node] = nil }
                 return protected.handle { $0.asyncFinished(node, result, attempts: attempts, now: now) }
             })
-    }
-
-    /// Asks the run, right before each attempt of an async node, whether the node may still run.
-    private struct NodeGate: AttemptGate {
-        let run: GraphRun
-        let node: Int
-
-        func mayStart() -> Bool { run.protected.withLock { $0.machine.mayRun(node) } }
     }
 
     // MARK: Effects
@@ -370,6 +362,15 @@ private struct Protected {
         recorder.hub.enqueue([.resume([continuation])])
         return (nil, true)
     }
+}
+
+/// Asks a run, right before each attempt of an async node, whether the node may still run. Not
+/// nested in the generic `GraphRun`, for the reason `Protected` gives.
+private struct NodeGate: AttemptGate {
+    let protected: LockedValue<Protected>
+    let node: Int
+
+    func mayStart() -> Bool { protected.withLock { $0.machine.mayRun(node) } }
 }
 
 /// An event's effects, with the tasks and continuations they name.
