@@ -12,7 +12,8 @@ count=${1:-2000}
 shift || true
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
-  cases=(readme readme-by-hand empty-graph one-sync-node dispatch one-async-node task-value
+  cases=(readme readme-by-hand readme-build readme-built-once empty-graph one-sync-node dispatch
+         one-async-node task-value calls-child-tasks calls-tasks
          combine-first combine-last by-hand-first by-hand-last notify select)
 fi
 instructions() {
