@@ -168,7 +168,7 @@ struct ExecutorPromisesTests {
         }
     }
 
-    @Test("after cancel() returns, no new attempt with a timeout starts: only one already past its start may still call run")
+    @Test("after cancel() returns, no new timed attempt starts: one past its start may still call run")
     func noAttemptAfterCancel() async throws {
         final class Counter: @unchecked Sendable {  // every access under `lock`
             let lock = NSLock()

@@ -5,7 +5,8 @@ import OresRedux
 /// two counts and divide the difference by the difference of the counts, so start-up cancels out).
 func profileCase(_ arguments: [String]) async -> Int32 {
     let cases = [
-        "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node", "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
+        "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node",
+        "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
         "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
         "graph-sync", "graph-async",
     ]
