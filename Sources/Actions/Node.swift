@@ -67,12 +67,12 @@ func unwrapResponse<Value: Sendable>(_ slot: ResponseSlot, as type: Value.Type =
 /// them one after the other by position. (It keeps no `Node` values: in generic code that does not
 /// know the response types, each one would cost a type lookup at run time.)
 struct NodeInputs: Sendable {
-    let responses: [(index: Int, response: ResponseSlot)]
+    let responses: [ResponseSlot]
 
     /// The response at `position`, as `type`; moves `position` to the next one.
     func next<R: Sendable>(_ type: R.Type, _ position: inout Int) -> R {
         defer { position += 1 }
-        return unwrapResponse(responses[position].response, as: type)
+        return unwrapResponse(responses[position], as: type)
     }
 }
 

@@ -240,7 +240,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     private func inputs(of node: Int) -> NodeInputs {
         let prerequisites = graph.storage.prerequisites(of: node)
         return protected.withLock { protected in
-            NodeInputs(responses: prerequisites.map { ($0, protected.machine.response(of: $0)) })
+            NodeInputs(responses: prerequisites.map { protected.machine.response(of: $0) })
         }
     }
 
