@@ -34,8 +34,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var isApplying = false  // pipelineLock
     @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork>()  // pipelineLock
     @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false  // pipelineLock
-    /// Events were recorded while this thread applied actions; deliver them when it leaves.
-    @usableFromInline @exclusivity(unchecked) var eventsAwaitPipelineExit = false  // pipelineLock
+    /// Events were recorded, or runs hold waiters, while this thread applied actions: deliver and
+    /// resume them when it leaves.
+    @usableFromInline @exclusivity(unchecked) var workAwaitsPipelineExit = false  // pipelineLock
+    /// Runs that finished nodes inside the pipeline and hold those nodes' waiters until it is left
+    /// (see `resumeAtPipelineExit(_:)`).
+    @exclusivity(unchecked) var runsAwaitingPipelineExit: [any PipelineRun] = []  // pipelineLock
 
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
@@ -111,7 +115,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             apply(action, admit: admit)
             if !queue.isEmpty { applyQueue() }
             isApplying = false
-            if eventsAwaitPipelineExit { return leavePipelineDeliveringEvents() }
+            if workAwaitsPipelineExit { return leavePipeline() }
         }
         pipelineLock.unlock()
     }
@@ -137,7 +141,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             isApplying = true
             applyQueue()
             isApplying = false
-            if eventsAwaitPipelineExit { return leavePipelineDeliveringEvents() }
+            if workAwaitsPipelineExit { return leavePipeline() }
         }
         pipelineLock.unlock()
     }
@@ -243,8 +247,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             box.receive(current)
             applyQueue()
             isApplying = false
-            if eventsAwaitPipelineExit {
-                leavePipelineDeliveringEvents()
+            if workAwaitsPipelineExit {
+                leavePipeline()
                 return subscription
             }
         }

@@ -45,7 +45,10 @@ struct RunAlwaysFinishesTests {
 
     /// A store whose middleware and/or subscriber dispatches `Mark("echo of <text>")` right after it
     /// sees the mark named `trigger` (applied after the current action, FIFO).
-    static func store(_ observer: Observer, echoing trigger: String) -> (Store<[String]>, Subscription?) {
+    static func store(
+        _ observer: Observer, echoing trigger: String, middleware more: [Middleware<[String]>] = [],
+        options: StoreOptions = StoreOptions()
+    ) -> (Store<[String]>, Subscription?) {
         let echo = "echo of \(trigger)"
         var middleware: [Middleware<[String]>] = []
         if observer == .middleware || observer == .both {
@@ -55,7 +58,7 @@ struct RunAlwaysFinishesTests {
                     if (action as? Mark)?.text == trigger { context.dispatch(Mark(echo)) }
                 })
         }
-        let store = Store(initialState: [], reducer: journal, middleware: middleware)
+        let store = Store(initialState: [], reducer: journal, middleware: middleware + more, options: options)
         var subscription: Subscription?
         if observer == .subscriber || observer == .both {
             subscription = store.subscribe { [weak store] journal in
@@ -109,6 +112,56 @@ struct RunAlwaysFinishesTests {
         let echoes = observer == .none ? 0 : observer == .both ? 2 : 1
         #expect(journal.filter { $0.hasPrefix("echo of") }.count == echoes)
         withExtendedLifetime(subscription) {}
+    }
+
+    /// When `wait()` is called: while the run is in flight, or once it has finished but the echo of
+    /// its last node is still being applied.
+    enum WaitBegins: String, CaseIterable, CustomTestStringConvertible {
+        case early, duringTheEcho
+        var testDescription: String { rawValue }
+    }
+
+    // One case after the other, not side by side: the hold below blocks the thread that applies
+    // the echo, and a `wait()` that returned too early must find a free thread to show it.
+    @Test("wait() returns once what observers dispatched in answer to the run's last node is applied")
+    func waitReturnsAfterTheEcho() async throws {
+        let cases = [Observer.middleware, .subscriber].flatMap { observer in
+            WaitBegins.allCases.flatMap { waitBegins in [false, true].map { (observer, waitBegins, $0) } }
+        }
+        for (observer, waitBegins, isObserved) in cases {
+            let echoStarted = CoreStore.Latch()
+            let waitReturned = DispatchSemaphore(value: 0)
+            // Holds the echo in the pipeline, after the run's last node: a `wait()` that returned
+            // now would signal, and find the state without the echo. One that waits for the echo
+            // is never seen here, so the window has to close by itself.
+            let holdTheEcho = Middleware<[String]> { action, _, next in
+                if (action as? Mark)?.text.hasPrefix("echo of") == true {
+                    echoStarted.open()
+                    _ = waitReturned.wait(timeout: .now() + .milliseconds(200))
+                }
+                next(action)
+            }
+            var options = StoreOptions()
+            if isObserved { options.onEvent = { _ in } }
+            let (store, subscription) = Self.store(
+                observer, echoing: "last", middleware: [holdTheEcho], options: options)
+            var graph = ActionGraph<[String]>()
+            let slow = graph.run(Slow())
+            graph.send(Mark("last"), after: slow)
+            let run = store.dispatch(graph)
+
+            if waitBegins == .duringTheEcho {
+                try await withDeadline(30, "the echo") { try await echoStarted.wait() }
+            }
+            _ = try await withDeadline(30, "the run") { await run.wait() }
+            let journal = store.state
+            waitReturned.signal()
+
+            #expect(
+                journal.contains { $0.hasPrefix("echo of last") },
+                "\(observer), wait begins \(waitBegins), observed: \(isObserved)")
+            withExtendedLifetime(subscription) {}
+        }
     }
 
     // MARK: Many sync nodes ready at once

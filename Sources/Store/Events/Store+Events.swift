@@ -35,7 +35,7 @@ extension StoreCore {
         // one is outside the pipeline.
         if pipelineLock.tryLock() {
             if isApplying {
-                eventsAwaitPipelineExit = true
+                workAwaitsPipelineExit = true
                 pipelineLock.unlock()
                 return
             }
@@ -44,13 +44,45 @@ extension StoreCore {
         events.deliver()
     }
 
-    /// The pipeline's exit when events were recorded inside it: leaves the pipeline (the lock is
-    /// held, `isApplying` already false), then delivers them.
+    /// The pipeline's exit when events were recorded or waiters held inside it: leaves the
+    /// pipeline (the lock is held, `isApplying` already false), then delivers the events and
+    /// resumes the waiters, those of an observed run behind its events.
     @usableFromInline
-    func leavePipelineDeliveringEvents() {
-        eventsAwaitPipelineExit = false
+    func leavePipeline() {
+        workAwaitsPipelineExit = false
+        var observedWaiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        if !runsAwaitingPipelineExit.isEmpty {
+            for run in runsAwaitingPipelineExit {
+                let held = run.takeWaitersHeldForPipelineExit()
+                if held.isObserved { observedWaiters += held.waiters } else { waiters += held.waiters }
+            }
+            runsAwaitingPipelineExit.removeAll(keepingCapacity: true)
+        }
         pipelineLock.unlock()
+        if !observedWaiters.isEmpty { events.enqueue([.resume(observedWaiters)]) }
         events.deliver()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether this thread is applying actions (a subscriber, a middleware, a graph's sync node).
+    /// Called with no other lock of the store held.
+    var isInsidePipeline: Bool {
+        // `tryLock` succeeds when no thread holds the pipeline lock, or this one does (it is
+        // recursive); `isApplying` then tells which. When it fails, another thread holds it.
+        guard pipelineLock.tryLock() else { return false }
+        defer { pipelineLock.unlock() }
+        return isApplying
+    }
+
+    /// `run` holds waiters of nodes it finished inside the pipeline: it gives them up when this
+    /// thread leaves the pipeline, after everything queued meanwhile (what subscribers and
+    /// middleware dispatched in answer to those nodes) is applied. Called inside the pipeline.
+    func resumeAtPipelineExit(_ run: any PipelineRun) {
+        pipelineLock.lock()
+        runsAwaitingPipelineExit.append(run)
+        workAwaitsPipelineExit = true
+        pipelineLock.unlock()
     }
 
     /// Queues `event` and returns once it was delivered to every observer (at once when the store is

@@ -67,10 +67,11 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
         if isObserved { startRecording() }
         let now = elapsed()
+        let insidePipeline = core.isInsidePipeline
         perform(
             protected.withLock { protected in
                 protected.registration = id
-                return protected.handle { $0.start(now: now) }
+                return protected.handle(insidePipeline: insidePipeline) { $0.start(now: now) }
             })
     }
 
@@ -103,7 +104,10 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// action is sent).
     private func cancel(byStoreRelease: Bool) {
         let now = elapsed()
-        let effects = protected.withLock { $0.handle { $0.cancel(now: now, byStoreRelease: byStoreRelease) } }
+        let insidePipeline = core.isInsidePipeline
+        let effects = protected.withLock {
+            $0.handle(insidePipeline: insidePipeline) { $0.cancel(now: now, byStoreRelease: byStoreRelease) }
+        }
         // A fallback the pipeline is reducing right now holds the state lock: waiting for the lock
         // once means none is being reduced when this returns, and none can start (it checks the
         // machine, which is cancelled, under that lock).
@@ -124,7 +128,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
     }
 
-    /// How `node` ended, once it is terminal. A node of another graph answers
+    /// How `node` ended, once it is terminal, and (as ``wait()``) once what subscribers and
+    /// middleware dispatched in answer to a sync node was applied. A node of another graph answers
     /// `.failed(GraphError.foreignNode(index:))` at once.
     public func outcome<R>(of node: Node<R>) async -> Outcome<R> {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
@@ -148,6 +153,10 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Waits until every node is terminal and every fallback was applied, then reports the run.
     /// Always returns. Cancelling the task that waits does not cancel the run (call ``cancel()``).
+    ///
+    /// Like `dispatch`, it returns only once what subscribers and middleware dispatched in answer
+    /// to the run's sync nodes (queued behind them) was applied too: the state read after it holds
+    /// those actions.
     @discardableResult
     public func wait() async -> GraphReport {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -196,7 +205,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             var next = Machine.SyncStep.idle
             perform(
                 protected.withLock { protected in
-                    protected.handle { machine in
+                    protected.handle(insidePipeline: true) { machine in
                         let (effects, step) = machine.syncItemApplied(item, now: now, queuedWork: queuedWork)
                         next = step
                         return effects
@@ -286,7 +295,9 @@ public final class GraphRun<State: Sendable>: Sendable {
         perform(
             protected.withLock { protected in
                 if !protected.tasks.isEmpty { protected.tasks[node] = nil }
-                return protected.handle { $0.asyncFinished(node, result, attempts: attempts, now: now) }
+                return protected.handle(insidePipeline: false) {
+                    $0.asyncFinished(node, result, attempts: attempts, now: now)
+                }
             })
     }
 
@@ -294,7 +305,8 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Performs what the machine decided, with the run's lock released. Sync nodes released here
     /// reach the state before the waiters resume (unless this thread is already inside the store's
-    /// pipeline, which then applies them right after its current action).
+    /// pipeline, which then applies them right after its current action). Waiters of nodes that
+    /// ended inside the pipeline are held until it is left (see `Protected.handle`).
     ///
     /// When the run is observed, the event's store events are delivered first, so that a log shows a
     /// node's failure before the fallback it sends (when no other thread is delivering at that
@@ -305,6 +317,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         for task in performable.cancel { task.cancel() }
         if performable.observed { core.deliverEvents() }
         if effects.schedule { core.schedule(self) }
+        if performable.holdsWaiters { core.resumeAtPipelineExit(self) }
         if performable.observed, !performable.resume.isEmpty {
             core.events.enqueue([.resume(performable.resume)])
             core.deliverEvents()
@@ -332,18 +345,43 @@ private struct Protected {
     /// Records the run's events when the store was observed at dispatch; `nil` otherwise. A class,
     /// so that an unobserved run's locked state grows by one word only.
     var recorder: RunRecorder? = nil
+    /// Waiters held until the store's pipeline is left, so that a node's waiter resumes after what
+    /// subscribers and middleware dispatched in answer to the node, as a dispatch returns after it;
+    /// `nil` when none are held. While it is not `nil`, every waiter the run resumes joins it.
+    var heldForPipelineExit: [CheckedContinuation<Void, Never>]? = nil
 
     /// Feeds the machine one event, and takes out of the shell's tables what its effects name. When
     /// the run is observed, queues the event's store events in the store's event queue (in the order
     /// the machine decided them, since the run's lock is held).
-    mutating func handle(_ event: (inout RunStateMachine) -> RunStateMachine.Effects) -> Performable {
+    ///
+    /// - Parameter insidePipeline: whether the thread is applying actions in the store's pipeline;
+    ///   then the run holds its waiters until the thread leaves it, those to resume now and those
+    ///   that begin to wait meanwhile (`holdsWaiters` asks the shell to tell the store, once).
+    mutating func handle(
+        insidePipeline: Bool, _ event: (inout RunStateMachine) -> RunStateMachine.Effects
+    ) -> Performable {
         let effects = event(&machine)
         recorder?.record(effects, of: machine)
+        var resume = effects.resume.compactMap { waiters.removeValue(forKey: $0) }
+        var holdsWaiters = false
+        if insidePipeline, heldForPipelineExit == nil {
+            heldForPipelineExit = []
+            holdsWaiters = true
+        }
+        if !resume.isEmpty, heldForPipelineExit != nil {
+            heldForPipelineExit?.append(contentsOf: resume)
+            resume = []
+        }
         return Performable(
             effects: effects,
             cancel: effects.cancelWorkers.compactMap { node in tasks.isEmpty ? nil : tasks[node].take() },
-            resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) },
-            observed: recorder != nil)
+            resume: resume, holdsWaiters: holdsWaiters, observed: recorder != nil)
+    }
+
+    /// The waiters held until the pipeline's exit, now that it is left.
+    mutating func takeHeldWaiters() -> [CheckedContinuation<Void, Never>] {
+        defer { heldForPipelineExit = nil }
+        return heldForPipelineExit ?? []
     }
 
     /// Registers `continuation`. When the machine says it need not wait, returns it to resume at
@@ -356,6 +394,10 @@ private struct Protected {
         nextWaiter += 1
         guard event(&machine, nextWaiter) != nil else {
             waiters[nextWaiter] = continuation
+            return (nil, false)
+        }
+        if heldForPipelineExit != nil {
+            heldForPipelineExit?.append(continuation)
             return (nil, false)
         }
         guard let recorder else { return (continuation, false) }
@@ -378,6 +420,8 @@ private struct Performable {
     let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
     let resume: [CheckedContinuation<Void, Never>]
+    /// The waiters were held until the pipeline's exit, and the store must be told (the first time).
+    let holdsWaiters: Bool
     /// The run is observed: deliver the events queued, and resume the waiters behind them.
     let observed: Bool
 }
@@ -428,7 +472,12 @@ private final class RunRecorder {
     }
 }
 
-extension GraphRun: PipelineRun {}
+extension GraphRun: PipelineRun {
+    @usableFromInline
+    func takeWaitersHeldForPipelineExit() -> (waiters: [CheckedContinuation<Void, Never>], isObserved: Bool) {
+        protected.withLock { ($0.takeHeldWaiters(), $0.recorder != nil) }
+    }
+}
 
 extension StoreCore {
     /// Starts `graph` in this store's pipeline; its nodes see `backend` (this store, or a scope).

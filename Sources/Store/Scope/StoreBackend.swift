@@ -24,6 +24,10 @@ protocol RunHost: AnyObject, Sendable {
     var hasQueuedWork: Bool { get }
     func schedule(_ run: any PipelineRun)
     func requeue(_ run: any PipelineRun)
+    /// Whether this thread is applying actions in the store's pipeline.
+    var isInsidePipeline: Bool { get }
+    /// Asks `run`, when this thread leaves the pipeline, for the waiters it holds until then.
+    func resumeAtPipelineExit(_ run: any PipelineRun)
 }
 
 /// A run waiting in a store's pipeline for its turn to apply its ready sync nodes.
@@ -32,6 +36,10 @@ protocol PipelineRun: AnyObject, Sendable {
     func applySyncItems()
     /// The store is being released: cancel, without sending the graph's cancel action.
     func cancelForStoreRelease()
+    /// The waiters the run held until the pipeline's exit (see `RunHost.resumeAtPipelineExit(_:)`),
+    /// and whether the run is observed (then they resume behind its events). Called by the store
+    /// as the pipeline is left, with the pipeline lock held.
+    func takeWaitersHeldForPipelineExit() -> (waiters: [CheckedContinuation<Void, Never>], isObserved: Bool)
 }
 
 /// What a context, a scoped store and a graph's nodes reach a store through, typed by the state
