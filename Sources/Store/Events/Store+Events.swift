@@ -55,7 +55,13 @@ extension StoreCore {
         if !runsAwaitingPipelineExit.isEmpty {
             for run in runsAwaitingPipelineExit {
                 let held = run.takeWaitersHeldForPipelineExit()
-                if held.isObserved { observedWaiters += held.waiters } else { waiters += held.waiters }
+                guard !held.waiters.isEmpty else { continue }
+                // The common case, one run's waiters, takes its list as is: no copy.
+                if held.isObserved {
+                    observedWaiters = observedWaiters.isEmpty ? held.waiters : observedWaiters + held.waiters
+                } else {
+                    waiters = waiters.isEmpty ? held.waiters : waiters + held.waiters
+                }
             }
             runsAwaitingPipelineExit.removeAll(keepingCapacity: true)
         }

@@ -368,8 +368,8 @@ private struct Protected {
             heldForPipelineExit = []
             holdsWaiters = true
         }
-        if !resume.isEmpty, heldForPipelineExit != nil {
-            heldForPipelineExit?.append(contentsOf: resume)
+        if !resume.isEmpty, let held = heldForPipelineExit {
+            heldForPipelineExit = held.isEmpty ? resume : held + resume  // the common case: no copy
             resume = []
         }
         return Performable(
