@@ -1,3 +1,4 @@
+import Dispatch
 import OresRedux
 import Testing
 
@@ -110,5 +111,23 @@ struct TestStoreVirtualTimeTests {
         try await withDeadline(30, "the sleeper") { try await sleeper.value }
         #expect(log.values == ["1 s at +1.0 seconds", "2 s at +2.0 seconds"])
         #expect(clock.now == VirtualClock.Instant(offset: .seconds(3)))
+    }
+
+    @Test("A woken task that works a moment before it sleeps again is still measured from its sleep")
+    func clockAloneWaitsForWorkBetweenSleeps() async throws {
+        let clock = VirtualClock()
+        let log = CoreStore.Recorder<String>()
+        let sleeper = Task {
+            try await clock.sleep(for: .seconds(1))
+            // Work that holds its thread for 2 ms of real time (decoding a response, say): a
+            // clock that trusted a few yields would advance past +2 s before the next sleep starts.
+            _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(2))
+            try await clock.sleep(for: .seconds(1))
+            log.record("2 s at \(clock.now)")
+        }
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(3))
+        try await withDeadline(30, "the sleeper") { try await sleeper.value }
+        #expect(log.values == ["2 s at +2.0 seconds"])
     }
 }

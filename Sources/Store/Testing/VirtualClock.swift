@@ -180,7 +180,9 @@ public final class VirtualClock: Clock, Sendable {
     /// "Settled" means: every sleeper it woke has resumed, and no event (a sleep, a wake, a
     /// cancellation, or, on a ``TestStore``'s clock, a stub call, a held call, an action reaching the
     /// reducer, a node that is ready but not yet parked) happened across several rounds of
-    /// `Task.yield()`. The wait for it is bounded by ``timeout`` in real time.
+    /// `Task.yield()`. A clock used alone, without a ``TestStore``, cannot see what the woken work
+    /// does next: after each wake, that quiet must also last a few milliseconds of real time. The
+    /// wait for it is bounded by ``timeout`` in real time.
     public func advance(to instant: Instant) async {
         await settle()
         while true {
@@ -193,7 +195,7 @@ public final class VirtualClock: Clock, Sendable {
             }
             if due.isEmpty { return }
             for sleeper in due { sleeper.continuation.resume(returning: true) }
-            await settle()
+            await settle(afterWake: true)
         }
     }
 
@@ -221,7 +223,7 @@ public final class VirtualClock: Clock, Sendable {
             }
             if due.isEmpty { return }
             for sleeper in due { sleeper.continuation.resume(returning: true) }
-            await settle()
+            await settle(afterWake: true)
             if ContinuousClock.now - start > limit {
                 throw TestStoreFailure(
                     fileID: fileID, filePath: filePath, line: line, column: column,
@@ -299,17 +301,21 @@ public final class VirtualClock: Clock, Sendable {
     /// back-off (quiet) or may still be on its way (its timeout's timer not yet cancelled, its next
     /// attempt not yet at the stub). In that state the quiet must also last `ambiguousQuiet` of
     /// real time, spent yielding, so that work running on another thread gets the processor and
-    /// shows itself. Everything else is decided by events, not by time. The whole wait is bounded
-    /// by ``timeout``.
-    func settle() async {
+    /// shows itself. A clock with no owner (used alone, not by a ``TestStore``) cannot see the
+    /// work it woke at all: once it resumed, that work may end or sleep again a moment later, so
+    /// after a wake its quiet is always ambiguous. Everything else is decided by events, not by
+    /// time. The whole wait is bounded by ``timeout``.
+    ///
+    /// - Parameter afterWake: the clock has just woken sleepers.
+    func settle(afterWake: Bool = false) async {
         let start = ContinuousClock.now
         let limit = start + timeout
-        var last = signature()
+        var last = signature(afterWake: afterWake)
         var quietRounds = 0
         var quietSince = start
         while true {
             for _ in 0..<8 { await Task.yield() }
-            let current = signature()
+            let current = signature(afterWake: afterWake)
             let now = ContinuousClock.now
             if current.quiet, current.generation == last.generation {
                 quietRounds += 1
@@ -326,9 +332,9 @@ public final class VirtualClock: Clock, Sendable {
     /// How long a quiet but ambiguous state must last before `settle` trusts it.
     static let ambiguousQuiet: Duration = .milliseconds(10)
 
-    private func signature() -> (quiet: Bool, ambiguous: Bool, generation: (UInt64, UInt64)) {
+    private func signature(afterWake: Bool) -> (quiet: Bool, ambiguous: Bool, generation: (UInt64, UInt64)) {
         let (clockQuiet, clockGeneration) = state.withLock { ($0.wokenNotResumed == 0, $0.generation) }
-        let owner = observer.withLock { $0 }?.probe() ?? (quiet: true, ambiguous: false, generation: 0)
+        let owner = observer.withLock { $0 }?.probe() ?? (quiet: true, ambiguous: afterWake, generation: 0)
         return (clockQuiet && owner.quiet, owner.ambiguous, (clockGeneration, owner.generation))
     }
 
