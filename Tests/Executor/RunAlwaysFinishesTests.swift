@@ -164,6 +164,34 @@ struct RunAlwaysFinishesTests {
         }
     }
 
+    @Test("value(of:) called once its node ended, while the sync node it released is applied, returns after it")
+    func lateValueWaitsForTheReleasedSyncNode() async throws {
+        let markStarted = CoreStore.Latch()
+        let valueReturned = DispatchSemaphore(value: 0)
+        // Holds the mark the async node released, in the pipeline: a `value(of:)` that returned now
+        // would signal, and find the state without the mark.
+        let holdTheMark = Middleware<[String]> { action, _, next in
+            if (action as? Mark)?.text == "after" {
+                markStarted.open()
+                _ = valueReturned.wait(timeout: .now() + .milliseconds(200))
+            }
+            next(action)
+        }
+        let store = Store(initialState: [], reducer: Self.journal, middleware: [holdTheMark])
+        var graph = ActionGraph<[String]>()
+        let slow = graph.run(Slow())
+        graph.send(Mark("after"), after: slow)
+        let run = store.dispatch(graph)
+
+        try await withDeadline(30, "the mark") { try await markStarted.wait() }
+        try await withDeadline(30, "the value") { try await run.value(of: slow) }
+        let journal = store.state
+        valueReturned.signal()
+
+        #expect(journal == ["after"])
+        _ = try await withDeadline(30, "the run") { await run.wait() }
+    }
+
     // MARK: Many sync nodes ready at once
 
     @Test(

@@ -156,6 +156,33 @@ struct RunStateMachineTests {
         #expect(machine.awaitFinish(5) == 5)
     }
 
+    @Test("a waiter that comes after its node ended still waits for the sync work ready or in hand")
+    func lateWaiterWaitsForSyncWork() {
+        var machine = Self.machine([(false, []), (true, [0]), (true, [0])])
+        _ = machine.start(now: .zero)
+        _ = machine.asyncFinished(0, .success(nil), attempts: 1, now: Self.at(1))
+        #expect(machine.awaitNode(0, 1) == nil, "nodes 1 and 2, which node 0 released, are not applied yet")
+        #expect(machine.takeSyncItem(now: Self.at(1)) == .node(1))
+        let (first, next) = machine.syncItemApplied(.node(1), now: Self.at(2), queuedWork: false)
+        #expect(first.resume.isEmpty)
+        #expect(next == .apply(.node(2)))
+        #expect(machine.awaitNode(1, 2) == nil, "node 2 is in hand")
+        let (last, step) = machine.syncItemApplied(.node(2), now: Self.at(3), queuedWork: false)
+        #expect(step == .idle)
+        #expect(last.resume.sorted() == [1, 2])
+        #expect(machine.awaitNode(0, 3) == 3, "nothing left to apply: at once")
+    }
+
+    @Test("a cancel resumes the waiters of ended nodes that waited for sync work it dropped")
+    func cancelResumesSyncWorkWaiters() {
+        var machine = Self.machine([(false, []), (true, [0]), (false, [])])
+        _ = machine.start(now: .zero)
+        _ = machine.asyncFinished(0, .success(nil), attempts: 1, now: Self.at(1))
+        #expect(machine.awaitNode(0, 1) == nil)
+        let cancelled = machine.cancel(now: Self.at(2))
+        #expect(cancelled.resume == [1])
+    }
+
     @Test("a node built with bad input fails at start with its own error; its dependents are skipped")
     func problemsFailAtStart() {
         var machine = Self.machine(

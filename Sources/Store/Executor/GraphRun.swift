@@ -115,7 +115,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         perform(effects)
     }
 
-    /// The response of `node`, once it is terminal.
+    /// The response of `node`, once it is terminal and what its end released was applied (see
+    /// ``outcome(of:)``).
     /// - Throws: the node's own error if it failed; ``GraphError/skipped`` if it was skipped;
     ///   `CancellationError` if it was cancelled; ``GraphError/foreignNode(index:)`` if `node` is not
     ///   a node of this run's graph.
@@ -128,9 +129,12 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
     }
 
-    /// How `node` ended, once it is terminal, and (as ``wait()``) once what subscribers and
-    /// middleware dispatched in answer to a sync node was applied. A node of another graph answers
-    /// `.failed(GraphError.foreignNode(index:))` at once.
+    /// How `node` ended, once it is terminal.
+    ///
+    /// It returns once the sync nodes and fallback that `node`'s end released were applied (and,
+    /// as ``wait()``, what subscribers and middleware dispatched in answer to them), even when
+    /// called after `node` ended: the state read after it holds them. A node of another graph
+    /// answers `.failed(GraphError.foreignNode(index:))` at once.
     public func outcome<R>(of node: Node<R>) async -> Outcome<R> {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

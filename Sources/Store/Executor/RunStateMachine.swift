@@ -107,6 +107,10 @@ struct RunStateMachine {
     var reportsEndedNodes = false
     private var nodeWaiters: [Int: [Waiter]] = [:]
     private var finishWaiters: [Waiter] = []
+    /// Waiters for a node that had already ended while the run still had sync work ready or in
+    /// hand (perhaps released by that node): resumed once none is left, as an early waiter of the
+    /// node resumes only after the sync work its end released was applied.
+    private var syncWorkWaiters: [Waiter] = []
     /// When the last node ended: the run's duration once finished.
     private(set) var lastEnd: Duration = .zero
     /// The latest time an event brought. Events may reach the machine in another order than the
@@ -238,6 +242,7 @@ struct RunStateMachine {
         if readyHead == readySync.count {
             isScheduled = false
             compactReadyQueue()
+            resumeSyncWorkWaiters(&effects)
             return (effects, .idle)
         }
         if queuedWork { return (effects, .yield) }
@@ -310,6 +315,7 @@ struct RunStateMachine {
             isCancelActionPending = true
             enqueueSync(.cancelAction, &effects)
         }
+        if !hasSyncWorkPending { resumeSyncWorkWaiters(&effects) }
         checkFinished(&effects)
         return effects
     }
@@ -317,9 +323,14 @@ struct RunStateMachine {
     /// Whether a fallback taken from this run may still reach the reducer: not once the run was cancelled.
     var mayApplyFallback: Bool { phase == .running }
 
-    /// Waits for `node` to be terminal: returns `waiter` back when it already is (resume it at once).
+    /// Waits for `node` to be terminal: returns `waiter` back when it already is (resume it at once),
+    /// unless the run still has sync work ready or in hand, which the waiter waits for too.
     mutating func awaitNode(_ node: Int, _ waiter: Waiter) -> Waiter? {
-        if nodes[node].status.isTerminal { return waiter }
+        if nodes[node].status.isTerminal {
+            guard hasSyncWorkPending else { return waiter }
+            syncWorkWaiters.append(waiter)
+            return nil
+        }
         nodeWaiters[node, default: []].append(waiter)
         return nil
     }
@@ -331,7 +342,16 @@ struct RunStateMachine {
         return nil
     }
 
+    /// Whether sync work is ready or being applied.
+    private var hasSyncWorkPending: Bool { itemInHand != nil || readyHead < readySync.count }
+
     // MARK: Transitions
+
+    private mutating func resumeSyncWorkWaiters(_ effects: inout Effects) {
+        guard !syncWorkWaiters.isEmpty else { return }
+        effects.resume += syncWorkWaiters
+        syncWorkWaiters = []
+    }
 
     /// `time`, or the latest time seen if that is later (see `latest`).
     private mutating func advance(to time: Duration) -> Duration {
@@ -417,6 +437,7 @@ struct RunStateMachine {
         // Hand over the list itself when nothing else resumes (the common case): no copy.
         if effects.resume.isEmpty { effects.resume = finishWaiters } else { effects.resume += finishWaiters }
         finishWaiters = []
+        resumeSyncWorkWaiters(&effects)
         readySync = []
         readyHead = 0
     }
