@@ -6,7 +6,8 @@
 public struct ActionTask<Response: Sendable>: Sendable {
     @usableFromInline
     enum Source: Sendable {
-        case task(Task<Response, any Error>)
+        /// A task of the store's, and its end when the store counts its work.
+        case task(Task<Response, any Error>, end: TaskEnd?)
         case shared(SharedCall<Response>, ticket: UInt64)
         case failed(any Error)
     }
@@ -26,7 +27,9 @@ public struct ActionTask<Response: Sendable>: Sendable {
     public var value: Response {
         get async throws {
             switch source {
-            case .task(let task): return try await task.value
+            case .task(let task, let end):
+                end?.parkCurrentUnit()
+                return try await task.value
             case .shared(let call, let ticket): return try await call.value(for: ticket)
             case .failed(let error): throw error
             }
@@ -37,7 +40,7 @@ public struct ActionTask<Response: Sendable>: Sendable {
     /// handle stops waiting, and the call itself is cancelled once every handle on it has cancelled.
     public func cancel() {
         switch source {
-        case .task(let task): task.cancel()
+        case .task(let task, _): task.cancel()
         case .shared(let call, let ticket): call.withdraw(ticket)
         case .failed: break
         }
@@ -70,13 +73,20 @@ extension StoreCore {
             return ActionTask(.failed(StoreError.storeReleased))
         }
         let observed = isObserved ? announceStart(of: action) : nil
+        let unit = options.workCounter.begin("async action \(A.self)")
+        let end = unit.map { _ in TaskEnd() }
         let task = Task<A.Response, any Error> {
-            defer { self.unregister(id) }
-            guard let observed else { return try await self.perform(action, context: context) }
-            return try await self.performObserved(action, context: context, observed).get()
+            try await WorkCounter.run(unit) {
+                defer {
+                    self.unregister(id)
+                    end?.finish()
+                }
+                guard let observed else { return try await self.perform(action, context: context) }
+                return try await self.performObserved(action, context: context, observed).get()
+            }
         }
         cancellation.attach(task)
-        return ActionTask(.task(task))
+        return ActionTask(.task(task, end: end))
     }
 
     /// Joins the call in flight under `key`, or starts it.
@@ -102,22 +112,31 @@ extension StoreCore {
         }
         if isNew {
             let observed = hasEventObservers ? announceStart(of: action) : nil
+            let unit = options.workCounter.begin("the shared call of \(A.self) (key \(key.key))")
             call.attach(
                 Task {
-                    let result: Result<A.Response, any Error>
-                    if let observed {
-                        result = await self.performObserved(action, context: context, observed)
-                    } else {
-                        do { result = .success(try await self.perform(action, context: context)) } catch {
-                            result = .failure(error)
-                        }
-                    }
-                    // Leave the registry first, so a dispatch from here on starts a fresh call.
-                    self.removeSharedCall(key, ifItIs: call)
-                    call.finish(result)
+                    await WorkCounter.run(unit) { await self.performShared(action, key: key, call, context, observed) }
                 })
         }
         return ActionTask(.shared(call, ticket: ticket))
+    }
+
+    /// Runs a shared call, then leaves the registry and answers every dispatch that joined it.
+    private func performShared<A: AsyncAction>(
+        _ action: A, key: SharedCallKey, _ call: SharedCall<A.Response>, _ context: ActionContext<A.State>,
+        _ observed: StoreEvent.AsyncActionInfo?
+    ) async {
+        let result: Result<A.Response, any Error>
+        if let observed {
+            result = await self.performObserved(action, context: context, observed)
+        } else {
+            do { result = .success(try await self.perform(action, context: context)) } catch {
+                result = .failure(error)
+            }
+        }
+        // Leave the registry first, so a dispatch from here on starts a fresh call.
+        self.removeSharedCall(key, ifItIs: call)
+        call.finish(result)
     }
 }
 
@@ -166,5 +185,32 @@ final class CancellationGate: Sendable {
             return state.cancel
         }
         cancel?()
+    }
+}
+
+/// The end of a task that a store counting its work started (see `WorkCounter`): a counted task
+/// that awaits the task's value parks on it, and is marked running again when the task's body
+/// ends, before it resumes.
+@usableFromInline
+final class TaskEnd: Sendable {
+    private let state = LockedValue<(ended: Bool, parked: [WorkCounter.Unit])>((false, []))
+
+    /// Parks the current task's unit until ``finish()``, unless the task already ended.
+    func parkCurrentUnit() {
+        state.withLock { state in
+            guard !state.ended, let unit = WorkCounter.currentUnit() else { return }
+            unit.park(on: "waiting for an async action's task")
+            state.parked.append(unit)
+        }
+    }
+
+    /// The task's body ends: its awaiters run again.
+    func finish() {
+        let parked = state.withLock { state -> [WorkCounter.Unit] in
+            state.ended = true
+            defer { state.parked.removeAll() }
+            return state.parked
+        }
+        for unit in parked { unit.unpark() }
     }
 }

@@ -91,3 +91,53 @@ final class LockedValue<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// A pthread condition variable, used with one ``Lock``: a thread that must wait for the store's
+/// pipeline blocks on it instead of spinning, and ThreadSanitizer sees it synchronise.
+@usableFromInline
+// Why this is safe to share: the only stored property points at a pthread condition, made to be
+// waited on and signalled from several threads; it is created in init and destroyed only in deinit.
+struct Condition: ~Copyable, @unchecked Sendable {
+    @usableFromInline
+    let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        condition = .allocate(capacity: 1)
+        let result = pthread_cond_init(condition, nil)
+        precondition(result == 0, "OresRedux: pthread_cond_init failed with \(result)")
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+    }
+
+    /// Releases `lock` (which the caller holds), waits for a signal, and takes `lock` again. May
+    /// return without a signal: check the awaited condition in a loop.
+    @inlinable
+    func wait(releasing lock: borrowing Lock) {
+        pthread_cond_wait(condition, lock.mutex)
+    }
+
+    /// Wakes one waiting thread.
+    @inlinable
+    func signal() {
+        pthread_cond_signal(condition)
+    }
+
+    /// Wakes every waiting thread.
+    @inlinable
+    func broadcast() {
+        pthread_cond_broadcast(condition)
+    }
+}
+
+/// Which thread runs this code: how the store's pipeline tells its applier from other threads.
+@usableFromInline
+typealias ThreadID = pthread_t
+
+/// The calling thread's id.
+@inlinable
+func currentThreadID() -> ThreadID {
+    pthread_self()
+}

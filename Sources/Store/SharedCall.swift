@@ -7,7 +7,7 @@
 final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable {
     private let lock = Lock()
     private var result: Result<Response, any Error>?
-    private var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Response, any Error>)] = []
+    private var waiters: [(ticket: UInt64, continuation: Parked<Response, any Error>)] = []
     private var activeTickets: Set<UInt64> = []
     private var nextTicket: UInt64 = 0
     private var isCancelled = false
@@ -33,6 +33,7 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
 
     func value(for ticket: UInt64) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
+            let continuation = Parked(continuation, parkingOn: "waiting for a shared call")
             let ready: Result<Response, any Error>? = lock.withLock {
                 // A withdrawn ticket throws, even once the call has ended: it stopped waiting.
                 guard activeTickets.contains(ticket) else { return .failure(CancellationError()) }
@@ -41,14 +42,15 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
                 return nil
             }
             if let ready { continuation.resume(with: ready) }
+            continuation.park()
         }
     }
 
     func withdraw(_ ticket: UInt64) {
         let (resumed, cancelTask) = lock.withLock {
-            () -> ([CheckedContinuation<Response, any Error>], Task<Void, Never>?) in
+            () -> ([Parked<Response, any Error>], Task<Void, Never>?) in
             guard result == nil, activeTickets.remove(ticket) != nil else { return ([], nil) }
-            var resumed: [CheckedContinuation<Response, any Error>] = []
+            var resumed: [Parked<Response, any Error>] = []
             waiters.removeAll { waiter in
                 guard waiter.ticket == ticket else { return false }
                 resumed.append(waiter.continuation)

@@ -2,20 +2,19 @@
 /// action (dispatched, or a graph's node or fallback) goes through: middleware, reducer, subscribers.
 ///
 /// ## Locks
-/// - `pipelineLock` (recursive) is held by the one thread that is applying sync actions: middleware,
-///   reducer and subscribers run under it, so actions are applied one at a time and every subscriber
-///   sees states in commit order, never two at once. A dispatch made while it is held *by the same
-///   thread* (from a subscriber or a middleware) finds `isApplying` set and is queued in `queue`; the
-///   outermost dispatch applies the queue, FIFO, before it returns. A graph run with ready sync nodes
-///   waits in the same queue (see `GraphRun.applySyncItems`).
+/// - `pipelineLock` guards `pipeline`, the ``PipelineMachine`` that decides which thread applies
+///   sync work and in what order (see `Executor/Pipeline.swift`). It is held only while the machine
+///   decides, never while middleware, a reducer or a subscriber runs; a thread that must wait for
+///   the pipeline waits on `pipelineFree`.
 /// - `stateLock` guards `state` and `subscribers` for the short moments they are read or changed,
 ///   and the reducer's in-place update (reducing a copy would copy the state's storage on every
 ///   action). Reading `state` from another thread never waits for subscribers or middleware.
 /// - `registryLock` guards the work in flight (tasks, runs, shared calls) that releasing the
 ///   ``Store`` cancels.
 ///
-/// Lock order: pipeline, then state, then a run's lock. A run never takes the pipeline or state
-/// lock while holding its own.
+/// Lock order: pipeline, then a run's lock (taking held waiters as the applier leaves); state, then
+/// a run's lock (a fallback's admission). A run never takes the pipeline or state lock while holding
+/// its own.
 ///
 /// The dispatch path (`dispatch`, `apply`, `commit`) is `@inlinable`, so that an app's
 /// `Store<AppState>` is specialized in the app's module: unspecialized, generic metadata lookups
@@ -25,21 +24,14 @@
 // it; the `let`s are immutable or thread-safe themselves. `@exclusivity(unchecked)`: those locks
 // already serialize every access, and the dynamic exclusivity checks were most of a dispatch's cost.
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-    @usableFromInline let pipelineLock = Lock(recursive: true)
+    @usableFromInline let pipelineLock = Lock()
+    @usableFromInline let pipelineFree = Condition()
     @usableFromInline let stateLock = Lock(recursive: true)
     private let registryLock = Lock()
 
     @usableFromInline @exclusivity(unchecked) var committed: CommittedState<State>  // stateLock
     @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
-    @usableFromInline @exclusivity(unchecked) var isApplying = false  // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var queue = FIFO<QueuedWork>()  // pipelineLock
-    @usableFromInline @exclusivity(unchecked) var isClosedForDispatch = false  // pipelineLock
-    /// Events were recorded, or runs hold waiters, while this thread applied actions: deliver and
-    /// resume them when it leaves.
-    @usableFromInline @exclusivity(unchecked) var workAwaitsPipelineExit = false  // pipelineLock
-    /// Runs that finished nodes inside the pipeline and hold those nodes' waiters until it is left
-    /// (see `resumeAtPipelineExit(_:)`).
-    @exclusivity(unchecked) var runsAwaitingPipelineExit: [any PipelineRun] = []  // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // pipelineLock
 
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
@@ -82,90 +74,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         return committed.value
     }
 
-    // MARK: The pipeline
+    // MARK: The pipeline (see Executor/Pipeline.swift for how work enters and leaves it)
 
-    /// Applies a sync action, or queues it when this thread is already applying one (a subscriber or
-    /// middleware dispatched); the outermost call returns once everything queued during it is applied.
-    @inlinable
-    func dispatch(_ action: some Action) {
-        dispatch(action, admit: nil)
-    }
-
-    /// `dispatch(_:)`, with a check made right before the reducer (under the state lock): the action
-    /// is dropped when `admit` says no. Work dispatched with an id uses it to drop what it dispatches
-    /// once it was cancelled.
-    @inlinable
-    func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
-        if let context = PureCall.current {
-            reportImpureDispatch(action, from: context)
-            return
-        }
-        pipelineLock.lock()
-        if isClosedForDispatch {
-            pipelineLock.unlock()
-            report(
-                .dispatchAfterRelease,
-                "\(type(of: action)) was dispatched after its store was released; it was dropped.")
-            return
-        }
-        if isApplying {
-            queue.append(.action(action, admit: admit))
-        } else {
-            isApplying = true
-            apply(action, admit: admit)
-            if !queue.isEmpty { applyQueue() }
-            isApplying = false
-            if workAwaitsPipelineExit { return leavePipeline() }
-        }
-        pipelineLock.unlock()
-    }
-
-    @usableFromInline
-    func reportImpureDispatch(_ action: any Action, from context: PureCall.Context) {
-        report(
-            .dispatchFromReducer,
-            """
-            \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
-            make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
-            async action instead.
-            """)
-    }
-
-    /// Puts a run with ready sync nodes in the pipeline: applied now, or after the current action
-    /// when this thread is already applying one. The run's state machine asks for this once per
-    /// stretch of ready work, and the run leaves the queue only when its machine says it is idle.
-    func schedule(_ run: any PipelineRun) {
-        pipelineLock.lock()
-        queue.append(.run(run))
-        if !isApplying {
-            isApplying = true
-            applyQueue()
-            isApplying = false
-            if workAwaitsPipelineExit { return leavePipeline() }
-        }
-        pipelineLock.unlock()
-    }
-
-    /// Whether work is queued behind the current action. Called by a run inside the pipeline.
-    var hasQueuedWork: Bool { !queue.isEmpty }
-
-    /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
-    func requeue(_ run: any PipelineRun) {
-        queue.append(.run(run))
-    }
-
-    /// Applies everything queued, FIFO, including what the work applied here queues in turn.
-    @usableFromInline
-    func applyQueue() {
-        while let work = queue.popFirst() {
-            switch work {
-            case .action(let action, let admit): apply(action, admit: admit)
-            case .run(let run): run.applySyncItems()
-            }
-        }
-    }
-
-    /// Middleware, then reducer, then subscribers; the pipeline lock is held.
+    /// Middleware, then reducer, then subscribers, on the applier's thread (no lock held).
     ///
     /// - Parameter admit: asked (under the state lock, right before the reducer) whether the action
     ///   may still be applied; a graph's fallback is refused once its run was cancelled.
@@ -224,36 +135,28 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             self?.unsubscribe(box)
         }
         box.subscription = subscription
-        // Holding the pipeline lock orders the first call before any later commit's call and keeps
-        // it from running beside one.
-        pipelineLock.lock()
-        if isClosedForDispatch {
-            pipelineLock.unlock()
+        // The first call is a subscriber call like any other, made as the pipeline's applier: it
+        // comes before any later commit's call and never beside one, and what it dispatches is
+        // queued and applied after it returns, never inside it.
+        switch enterPipeline({ $0.subscribe(on: $1) }) {
+        case .closed:
             subscription.cancel()
             onStoreClosed?()
-            return subscription
+        case .queued:
+            box.receive(register(box))
+        case .apply, .wait, .handedOff:
+            box.receive(register(box))
+            drainAndLeavePipeline()
         }
-        let current: State = stateLock.withLock {
+        return subscription
+    }
+
+    private func register(_ box: SubscriberBox<State>) -> State {
+        stateLock.withLock {
             box.index = subscribers.count
             subscribers.append(box)
             return committed.value
         }
-        // The first call is a subscriber call like any other: what it dispatches is queued and
-        // applied after it returns, never inside it.
-        if isApplying {
-            box.receive(current)
-        } else {
-            isApplying = true
-            box.receive(current)
-            applyQueue()
-            isApplying = false
-            if workAwaitsPipelineExit {
-                leavePipeline()
-                return subscription
-            }
-        }
-        pipelineLock.unlock()
-        return subscription
     }
 
     /// How many subscriptions are active.
@@ -261,12 +164,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     /// O(1): the last subscriber takes the removed one's place.
     private func unsubscribe(_ box: SubscriberBox<State>) {
-        // Succeeds when no thread is applying actions, or when this one is (from an observer or a
-        // middleware): then a notification under way must not call the box again. Another thread
-        // applying an action may still call it once for that action; never blocks on it.
-        if pipelineLock.tryLock() {
-            box.isEnded = true
-            pipelineLock.unlock()
+        // When no thread is applying actions, or this one is (from an observer or a middleware), a
+        // notification under way must not call the box again. Another thread applying an action may
+        // still call it once for that action; never waits for it.
+        pipelineLock.withLock {
+            let me = currentThreadID()
+            if pipeline.isApplying(on: me) || !pipeline.isApplyingOnAnyThread { box.isEnded = true }
         }
         stateLock.withLock {
             let index = box.index
@@ -362,7 +265,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             }
             return (Array(inFlight.values), Array(sharedCalls.values))
         }
-        pipelineLock.withLock { isClosedForDispatch = true }
+        if pipelineLock.withLock({ pipeline.close() }) { pipelineFree.broadcast() }
         for work in cancels {
             switch work {
             case .closure(let cancel): cancel()
@@ -381,16 +284,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         }
         events.close()
     }
-}
-
-/// Work queued in the pipeline behind the action being applied. Not generic over the state (nothing
-/// in it depends on it), so that the store's generic code finds the queue's type without a lookup.
-@usableFromInline
-enum QueuedWork {
-    /// A sync action, and the check it must pass right before the reducer, if any.
-    case action(any Action, admit: (@Sendable () -> Bool)?)
-    /// A run with ready sync nodes (it holds one place in the queue at most).
-    case run(any PipelineRun)
 }
 
 /// Work in flight that closing the store cancels: its cancel closure, or a graph run.

@@ -22,6 +22,10 @@ public struct StoreOptions: Sendable {
     /// Answers async actions in place of their `run` (set by ``TestStore`` to serve stubs).
     var interceptor: (any AsyncActionInterceptor)?
 
+    /// Counts the work the store starts, so that a ``TestStore`` knows when it is quiet (set by the
+    /// test store; `nil` otherwise, which costs a `nil` check per task started).
+    var workCounter: WorkCounter?
+
     /// Creates options.
     /// - Parameters:
     ///   - clock: paces timeouts, back-off and delays; `ContinuousClock()` by default.
@@ -84,9 +88,13 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
 
     /// The default diagnostic handler: one line on standard error.
     public static let printToStandardError: @Sendable (StoreDiagnostic) -> Void = { diagnostic in
-        let line = "OresRedux: \(diagnostic.message)\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
+        printLineToStandardError("OresRedux: \(diagnostic.message)")
     }
+}
+
+/// Writes `line` and a newline on standard error, unbuffered.
+func printLineToStandardError(_ line: String) {
+    _ = (line + "\n").withCString { write(2, $0, strlen($0)) }
 }
 
 // The C library, on every platform Swift ships for.

@@ -12,7 +12,7 @@
 final class EventHub: Sendable {
     enum Item {
         case event(StoreEvent)
-        case resume([CheckedContinuation<Void, Never>])
+        case resume([Parked<Void, Never>])
     }
 
     private struct Entry {

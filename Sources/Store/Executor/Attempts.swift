@@ -79,11 +79,14 @@ enum Attempts {
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         try await Race.first(operation) { race in
-            Task {
-                do {
-                    try await clock.sleep(for: timeout)
-                    race.finish(.failure(GraphError.timedOut(after: timeout)))
-                } catch {}
+            let unit = WorkCounter.beginChild("the timer of an attempt's \(timeout) timeout")
+            return Task {
+                await WorkCounter.run(unit) {
+                    do {
+                        try await clock.sleep(for: timeout)
+                        race.finish(.failure(GraphError.timedOut(after: timeout)))
+                    } catch {}
+                }
             }
         }
     }
@@ -105,7 +108,7 @@ enum Attempts {
 final class Race<Value: Sendable>: Sendable {
     /// What to do once the race is decided: cancel the losers, then resume the waiter.
     private struct Decision {
-        let continuation: CheckedContinuation<Value, any Error>
+        let continuation: Parked<Value, any Error>
         let result: Result<Value, any Error>
         let tasks: [Task<Void, Never>]
 
@@ -117,7 +120,7 @@ final class Race<Value: Sendable>: Sendable {
     }
 
     private struct Racing {
-        var continuation: CheckedContinuation<Value, any Error>?
+        var continuation: Parked<Value, any Error>?
         var result: Result<Value, any Error>?
         /// `nil` until the racing tasks exist; the race is decided only then.
         var tasks: [Task<Void, Never>]?
@@ -140,17 +143,23 @@ final class Race<Value: Sendable>: Sendable {
         let race = Race()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                race.state.withLock { $0.continuation = continuation }
+                let waiter = Parked(continuation, parkingOn: "waiting for its attempt or its timer")
+                race.state.withLock { $0.continuation = waiter }
                 // A cancelled waiter must not start the work at all.
                 if Task.isCancelled {
                     race.finish(.failure(CancellationError()))
                     race.track([])
+                    waiter.park()
                     return
                 }
+                let unit = WorkCounter.beginChild("an attempt")
                 let work = Task {
-                    do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+                    await WorkCounter.run(unit) {
+                        do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+                    }
                 }
                 race.track([work] + (rivals(race).map { [$0] } ?? []))
+                waiter.park()
             }
         } onCancel: {
             race.finish(.failure(CancellationError()))

@@ -36,7 +36,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
-        self.protected = LockedValue(Protected(machine: machine))
+        self.protected = LockedValue(Protected(machine: machine, counter: core.options.workCounter))
         self.createdAt = core.sinceCreation()
     }
 
@@ -138,9 +138,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     public func outcome<R>(of node: Node<R>) async -> Outcome<R> {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (resumeNow, deliver) = protected.withLock { $0.wait(continuation) { $0.awaitNode(node.index, $1) } }
+            let waiter = Parked(continuation, parkingOn: "waiting for node #\(node.index) of a run to end")
+            let (resumeNow, deliver) = protected.withLock { $0.wait(waiter) { $0.awaitNode(node.index, $1) } }
             resumeNow?.resume()
             if deliver { core.deliverEvents() }
+            waiter.park()
         }
         return protected.withLock { protected in
             let machine = protected.machine
@@ -164,9 +166,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     @discardableResult
     public func wait() async -> GraphReport {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (resumeNow, deliver) = protected.withLock { $0.wait(continuation) { $0.awaitFinish($1) } }
+            let waiter = Parked(continuation, parkingOn: "waiting for a run to finish")
+            let (resumeNow, deliver) = protected.withLock { $0.wait(waiter) { $0.awaitFinish($1) } }
             resumeNow?.resume()
             if deliver { core.deliverEvents() }
+            waiter.park()
         }
         return report
     }
@@ -222,7 +226,11 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     private func nextItem() -> Machine.SyncStep {
         let now = elapsed()
-        return protected.withLock { $0.machine.takeSyncItem(now: now) }.map { .apply($0) } ?? .idle
+        return protected.withLock { protected in
+            let wasScheduled = protected.machine.isScheduled
+            defer { protected.countScheduling(wasScheduled: wasScheduled) }
+            return protected.machine.takeSyncItem(now: now)
+        }.map { .apply($0) } ?? .idle
     }
 
     /// The action to apply for `item`, built outside the run's lock: a `make` or fallback closure is
@@ -261,7 +269,8 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     private func startAsync(_ node: Int) {
-        let task = Task { await self.runAsync(node) }
+        let unit = core.options.workCounter.begin("\(graph.label(of: node)) (node #\(node)) of a run")
+        let task = Task { await WorkCounter.run(unit) { await self.runAsync(node) } }
         let cancelNow = protected.withLock { protected in
             guard protected.machine.mayRun(node) else { return true }
             if protected.tasks.isEmpty { protected.tasks = Array(repeating: nil, count: protected.machine.count) }
@@ -339,9 +348,11 @@ public final class GraphRun<State: Sendable>: Sendable {
 // would look up its metadata on every event.
 private struct Protected {
     var machine: RunStateMachine
+    /// The store's count of its work, when it keeps one (a test store's).
+    let counter: WorkCounter?
     var registration: UInt64?
     /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
-    var waiters: [RunStateMachine.Waiter: CheckedContinuation<Void, Never>] = [:]
+    var waiters: [RunStateMachine.Waiter: Parked<Void, Never>] = [:]
     var nextWaiter: RunStateMachine.Waiter = 0
     /// The task of each async node in flight, by node; empty until the first one starts (then one
     /// slot per node: one allocation for the run, and no hashing).
@@ -352,7 +363,10 @@ private struct Protected {
     /// Waiters held until the store's pipeline is left, so that a node's waiter resumes after what
     /// subscribers and middleware dispatched in answer to the node, as a dispatch returns after it;
     /// `nil` when none are held. While it is not `nil`, every waiter the run resumes joins it.
-    var heldForPipelineExit: [CheckedContinuation<Void, Never>]? = nil
+    var heldForPipelineExit: [Parked<Void, Never>]? = nil
+    /// While the run's sync work waits for or is in the pipeline, the unit that counts it as
+    /// running work of a store that counts its work (see `WorkCounter`).
+    var scheduledUnit: WorkCounter.Unit? = nil
 
     /// Feeds the machine one event, and takes out of the shell's tables what its effects name. When
     /// the run is observed, queues the event's store events in the store's event queue (in the order
@@ -364,7 +378,9 @@ private struct Protected {
     mutating func handle(
         insidePipeline: Bool, _ event: (inout RunStateMachine) -> RunStateMachine.Effects
     ) -> Performable {
+        let wasScheduled = machine.isScheduled
         let effects = event(&machine)
+        countScheduling(wasScheduled: wasScheduled)
         recorder?.record(effects, of: machine)
         var resume = effects.resume.compactMap { waiters.removeValue(forKey: $0) }
         var holdsWaiters = false
@@ -382,8 +398,20 @@ private struct Protected {
             resume: resume, holdsWaiters: holdsWaiters, observed: recorder != nil)
     }
 
+    /// Counts the run's sync work as running work of the store from the moment the machine asks
+    /// for the pipeline until it says the run is idle: while it waits for the pipeline behind
+    /// another thread's actions, no task of the run may run, yet the store is not quiet.
+    mutating func countScheduling(wasScheduled: Bool) {
+        guard let counter, machine.isScheduled != wasScheduled else { return }
+        if machine.isScheduled {
+            scheduledUnit = counter.begin("ready sync nodes of a run, waiting for the pipeline")
+        } else {
+            scheduledUnit.take()?.end()
+        }
+    }
+
     /// The waiters held until the pipeline's exit, now that it is left.
-    mutating func takeHeldWaiters() -> [CheckedContinuation<Void, Never>] {
+    mutating func takeHeldWaiters() -> [Parked<Void, Never>] {
         defer { heldForPipelineExit = nil }
         return heldForPipelineExit ?? []
     }
@@ -392,9 +420,9 @@ private struct Protected {
     /// once, or, when the run is observed, queues it behind the events recorded so far (then
     /// `deliver` is true: the caller delivers once the lock is released).
     mutating func wait(
-        _ continuation: CheckedContinuation<Void, Never>,
+        _ continuation: Parked<Void, Never>,
         _ event: (inout RunStateMachine, RunStateMachine.Waiter) -> RunStateMachine.Waiter?
-    ) -> (resumeNow: CheckedContinuation<Void, Never>?, deliver: Bool) {
+    ) -> (resumeNow: Parked<Void, Never>?, deliver: Bool) {
         nextWaiter += 1
         guard event(&machine, nextWaiter) != nil else {
             waiters[nextWaiter] = continuation
@@ -423,7 +451,7 @@ private struct NodeGate: AttemptGate {
 private struct Performable {
     let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
-    let resume: [CheckedContinuation<Void, Never>]
+    let resume: [Parked<Void, Never>]
     /// The waiters were held until the pipeline's exit, and the store must be told (the first time).
     let holdsWaiters: Bool
     /// The run is observed: deliver the events queued, and resume the waiters behind them.
@@ -478,7 +506,7 @@ private final class RunRecorder {
 
 extension GraphRun: PipelineRun {
     @usableFromInline
-    func takeWaitersHeldForPipelineExit() -> (waiters: [CheckedContinuation<Void, Never>], isObserved: Bool) {
+    func takeWaitersHeldForPipelineExit() -> (waiters: [Parked<Void, Never>], isObserved: Bool) {
         protected.withLock { ($0.takeHeldWaiters(), $0.recorder != nil) }
     }
 }

@@ -24,32 +24,47 @@ extension StoreCore {
         }
         let context = makeContext(gate)
         let clock = options.clock
+        let unit = options.workCounter.begin("async action \(A.self) (id \(id))")
+        let end = unit.map { _ in TaskEnd() }
         let task = Task<A.Response, any Error> {
-            defer {
-                self.latest.end(id, token: token)
-                self.unregister(registration)
+            try await WorkCounter.run(unit) {
+                try await self.performLatest(
+                    action, id: id, token: token, delay: delay, context: context, clock: clock, end: end,
+                    registration: registration)
             }
-            if let delay {
-                try await clock.sleep(for: delay)
-                guard self.latest.begin(id, token: token) else { throw CancellationError() }
-            }
-            try Task.checkCancellation()
-            if action is any KeyedAsyncAction {
-                // A keyed call is shared with other dispatches: join it, and withdraw when cancelled.
-                let shared = self.startAsync(action, context: context)
-                return try await withTaskCancellationHandler {
-                    try await shared.value
-                } onCancel: {
-                    shared.cancel()
-                }
-            }
-            // Announced here, not at dispatch: work debounced away never started.
-            guard self.hasEventObservers else { return try await self.perform(action, context: context) }
-            let observed = self.announceStart(of: action)
-            return try await self.performObserved(action, context: context, observed).get()
         }
         gate.attach(task)
-        return ActionTask(.task(task))
+        return ActionTask(.task(task, end: end))
+    }
+
+    /// The body of an async action dispatched under `id`: its wait, then its call.
+    private func performLatest<A: AsyncAction>(
+        _ action: A, id: WorkID, token: UInt64, delay: Duration?, context: ActionContext<A.State>,
+        clock: any Clock<Duration>, end: TaskEnd?, registration: UInt64
+    ) async throws -> A.Response {
+        defer {
+            self.latest.end(id, token: token)
+            self.unregister(registration)
+            end?.finish()
+        }
+        if let delay {
+            try await clock.sleep(for: delay)
+            guard self.latest.begin(id, token: token) else { throw CancellationError() }
+        }
+        try Task.checkCancellation()
+        if action is any KeyedAsyncAction {
+            // A keyed call is shared with other dispatches: join it, and withdraw when cancelled.
+            let shared = self.startAsync(action, context: context)
+            return try await withTaskCancellationHandler {
+                try await shared.value
+            } onCancel: {
+                shared.cancel()
+            }
+        }
+        // Announced here, not at dispatch: work debounced away never started.
+        guard self.hasEventObservers else { return try await self.perform(action, context: context) }
+        let observed = self.announceStart(of: action)
+        return try await self.performObserved(action, context: context, observed).get()
     }
 
     /// Starts `graph` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`).
@@ -77,20 +92,31 @@ extension StoreCore {
             return run
         }
         let clock = options.clock
+        let unit = options.workCounter.begin("a graph dispatched under id \(id), waiting for its delay")
         waiting.attach(
             Task {
-                defer { self.unregister(registration) }
-                do { try await clock.sleep(for: delay) } catch {
-                    run.cancel()
-                    return
+                await WorkCounter.run(unit) {
+                    await self.startAfterDelay(run, delay: delay, id: id, token: token, clock: clock)
                 }
-                guard self.latest.begin(id, token: token), !Task.isCancelled else {
-                    run.cancel()
-                    return
-                }
-                run.start()
+                self.unregister(registration)
             })
         return run
+    }
+
+    /// Starts a run dispatched with a debounce or throttle once its wait is over and it was not
+    /// replaced meanwhile; cancels it otherwise.
+    private func startAfterDelay<S: Sendable>(
+        _ run: GraphRun<S>, delay: Duration, id: WorkID, token: UInt64, clock: any Clock<Duration>
+    ) async {
+        do { try await clock.sleep(for: delay) } catch {
+            run.cancel()
+            return
+        }
+        guard self.latest.begin(id, token: token), !Task.isCancelled else {
+            run.cancel()
+            return
+        }
+        run.start()
     }
 
     /// Cancels the work dispatched under `id`, waiting or running.

@@ -19,7 +19,7 @@ protocol RunHost: AnyObject, Sendable {
     func deliverEvents()
     func unregister(_ id: UInt64)
     func report(_ kind: StoreDiagnostic.Kind, _ message: String)
-    /// Middleware, reducer, subscribers; called with the pipeline lock held.
+    /// Middleware, reducer, subscribers; called on the pipeline's applier thread.
     func apply(_ action: any Action, admit: (@Sendable () -> Bool)?)
     var hasQueuedWork: Bool { get }
     func schedule(_ run: any PipelineRun)
@@ -39,7 +39,7 @@ protocol PipelineRun: AnyObject, Sendable {
     /// The waiters the run held until the pipeline's exit (see `RunHost.resumeAtPipelineExit(_:)`),
     /// and whether the run is observed (then they resume behind its events). Called by the store
     /// as the pipeline is left, with the pipeline lock held.
-    func takeWaitersHeldForPipelineExit() -> (waiters: [CheckedContinuation<Void, Never>], isObserved: Bool)
+    func takeWaitersHeldForPipelineExit() -> (waiters: [Parked<Void, Never>], isObserved: Bool)
 }
 
 /// What a context, a scoped store and a graph's nodes reach a store through, typed by the state

@@ -1,11 +1,14 @@
 import Dispatch
 
-/// A one-shot wake-up for a test wait: opened by the event it waits for, or expired by its
-/// real-time deadline, whichever comes first.
+/// A one-shot wake-up for a test wait: opened by the event it waits for, or expired once its
+/// window has passed, whichever comes first.
 ///
-/// The deadline is a Dispatch timer, not task cancellation: it fires even when the awaited event
-/// never comes and nothing cancels the waiting task (a continuation nobody resumes), so a test wait
-/// ends instead of hanging. It is the library's counterpart of the test target's `withDeadline`.
+/// The window is measured in **pool time** (see `PoolTime`): time during which Swift's
+/// cooperative thread pool was running jobs. A process starved of CPU by a loaded machine, or by
+/// other tests holding the pool's threads, runs nothing, so its windows do not pass: it slows a test
+/// but does not fail it. A hang (a continuation nobody resumes while the pool runs freely) expires
+/// the window on time. The expiry is a Dispatch timer, not task cancellation, so it fires even when
+/// nothing cancels the waiting task.
 final class DeadlineGate: Sendable {
     private struct Gate {
         var continuation: CheckedContinuation<Bool, Never>?
@@ -16,9 +19,10 @@ final class DeadlineGate: Sendable {
 
     init() {}
 
-    /// Suspends until ``open()`` (returns `true`) or until `deadline` passes (returns `false`).
-    func wait(until deadline: DispatchTime) async -> Bool {
-        DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in self?.finish(false) }
+    /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
+    /// `start`, has passed (returns `false`).
+    func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
+        PoolTime.shared.expire(self, window: window, from: start)
         return await withCheckedContinuation { continuation in
             let early = gate.withLock { gate -> Bool? in
                 if let result = gate.result { return result }
@@ -29,8 +33,13 @@ final class DeadlineGate: Sendable {
         }
     }
 
-    /// Wakes the waiter: the event came. Later calls, and the deadline after this, do nothing.
+    /// Wakes the waiter: the event came. Later calls, and the expiry after this, do nothing.
     func open() { finish(true) }
+
+    /// Whether the gate was opened or expired already.
+    var isFinished: Bool { gate.withLock { $0.result != nil } }
+
+    fileprivate func expire() { finish(false) }
 
     private func finish(_ result: Bool) {
         let continuation = gate.withLock { gate -> CheckedContinuation<Bool, Never>? in
@@ -43,19 +52,119 @@ final class DeadlineGate: Sendable {
     }
 }
 
-/// A last look before a wait gives up: some rounds of `Task.yield()`, so that work which became
-/// runnable at the same moment as the deadline timer (the whole process was starved of CPU by a
-/// loaded machine, say) runs before the wait re-checks and fails. Each wait takes it once.
-func lastLookBeforeFailing() async {
-    for _ in 0..<64 { await Task.yield() }
-}
+/// Time as the cooperative thread pool lives it, for the deadlines of test waits.
+///
+/// While a wait is pending, a Dispatch timer (on Dispatch's own threads, outside the pool) puts a
+/// tiny task on the pool every `beat`, one at a time, and counts it when it runs. Pool time is the
+/// number of beats that ran, times `beat`; wall time still bounds it. A window of pool time has
+/// passed when both that much wall time and that much pool time have passed, or when wall time
+/// reached `starvationLimit` times the window (then the pool itself is stuck: a thread of it
+/// blocked for good, which no wait can outlive).
+final class PoolTime: Sendable {
+    /// A moment: wall time and the beats counted by then.
+    struct Mark: Sendable {
+        let wall: DispatchTime
+        let beats: UInt64
+    }
 
-extension DispatchTime {
-    /// The moment `duration` from now (a negative duration counts as zero).
-    static func after(_ duration: Duration) -> DispatchTime {
+    static let shared = PoolTime()
+
+    /// How often the pool is probed while waits are pending.
+    static let beat: Duration = .milliseconds(10)
+    /// How many windows of wall time a starved pool may take before a wait gives up anyway.
+    static let starvationLimit = 20
+
+    private struct State {
+        var beats: UInt64 = 0
+        var probeInFlight = false
+        var pending: [(gate: DeadlineGate, window: Duration, start: Mark)] = []
+        var timer: (any DispatchSourceTimer)?
+    }
+
+    private let state = LockedValue(State())
+    private let queue = DispatchQueue(label: "OresRedux.PoolTime")
+
+    private init() {}
+
+    /// Now.
+    var now: Mark { Mark(wall: .now(), beats: state.withLock { $0.beats }) }
+
+    /// Expires `gate` once `window` of pool time has passed since `start` (unless it opens first).
+    func expire(_ gate: DeadlineGate, window: Duration, from start: Mark) {
+        let startTimer = state.withLock { state -> Bool in
+            state.pending.append((gate, window, start))
+            return state.timer == nil
+        }
+        if startTimer { queue.async { self.startBeating() } }
+    }
+
+    /// On `queue`, like `tick`, so that the timer is made and dropped by one thread at a time (a
+    /// Dispatch source must be resumed before it may be released).
+    private func startBeating() {
+        guard state.withLock({ $0.timer == nil && !$0.pending.isEmpty }) else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let beat = DispatchTimeInterval.nanoseconds(Int(clamping: Self.nanoseconds(Self.beat)))
+        timer.schedule(deadline: .now() + beat, repeating: beat)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        state.withLock { $0.timer = timer }
+        timer.resume()
+    }
+
+    /// On Dispatch's queue: probes the pool, expires the windows that passed, and stops when no
+    /// wait is pending.
+    private func tick() {
+        let wall = DispatchTime.now()
+        let (probe, expired, idleTimer) = state.withLock {
+            state -> (Bool, [DeadlineGate], (any DispatchSourceTimer)?) in
+            var expired: [DeadlineGate] = []
+            state.pending.removeAll { entry in
+                if entry.gate.isFinished { return true }
+                guard Self.hasPassed(entry.window, since: entry.start, wall: wall, beats: state.beats) else {
+                    return false
+                }
+                expired.append(entry.gate)
+                return true
+            }
+            if state.pending.isEmpty {
+                defer { state.timer = nil }
+                return (false, expired, state.timer)
+            }
+            let probe = !state.probeInFlight
+            if probe { state.probeInFlight = true }
+            return (probe, expired, nil)
+        }
+        idleTimer?.cancel()
+        for gate in expired { gate.expire() }
+        if probe {
+            // The probe: it counts only once the pool ran it.
+            Task {
+                self.state.withLock { state in
+                    state.beats += 1
+                    state.probeInFlight = false
+                }
+            }
+        }
+    }
+
+    private static func hasPassed(_ window: Duration, since start: Mark, wall: DispatchTime, beats: UInt64) -> Bool {
+        let windowNanoseconds = nanoseconds(window)
+        let wallElapsed = wall.uptimeNanoseconds &- start.wall.uptimeNanoseconds
+        if wallElapsed >= saturating(windowNanoseconds, times: UInt64(starvationLimit)) { return true }
+        let poolElapsed = saturating(beats &- start.beats, times: nanoseconds(beat))
+        return wallElapsed >= windowNanoseconds && poolElapsed >= windowNanoseconds
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
-        return .now() + .nanoseconds(Int(clamping: nanoseconds))
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let whole = saturating(UInt64(seconds), times: 1_000_000_000)
+        let (sum, overflow) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        return overflow ? .max : sum
+    }
+
+    private static func saturating(_ value: UInt64, times factor: UInt64) -> UInt64 {
+        let (product, overflow) = value.multipliedReportingOverflow(by: factor)
+        return overflow ? .max : product
     }
 }
 

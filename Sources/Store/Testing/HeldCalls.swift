@@ -10,7 +10,7 @@ import Dispatch
 public final class HeldCalls<A: AsyncAction>: Sendable {
     private struct Waiting {
         let id: UInt64
-        let continuation: CheckedContinuation<A.Response, any Error>
+        let continuation: Parked<A.Response, any Error>
     }
 
     private struct Held {
@@ -18,7 +18,6 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
         var answers: [Result<A.Response, any Error>] = []
         var calls: [A] = []
         var handedOut = 0
-        var callWaiters: [DeadlineGate] = []
         var nextID: UInt64 = 0
         var cancelledEarly: Set<UInt64> = []
     }
@@ -50,33 +49,24 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
         line: Int = #line, column: Int = #column
     ) async throws -> A {
         let limit = timeout ?? owner.timeout()
-        let deadline = DispatchTime.after(limit)
-        var lookedAgain = false
-        while true {
-            let gate = DeadlineGate()
-            let ready = held.withLock { held -> A? in
-                if held.handedOut < held.calls.count {
-                    held.handedOut += 1
-                    return held.calls[held.handedOut - 1]
-                }
-                held.callWaiters.append(gate)
-                return nil
+        var call: A?
+        let came = await owner.counter.wait(timeout: limit) {
+            call = held.withLock { held -> A? in
+                guard held.handedOut < held.calls.count else { return nil }
+                held.handedOut += 1
+                return held.calls[held.handedOut - 1]
             }
-            if let ready { return ready }
-            guard await gate.wait(until: deadline) else {
-                if !lookedAgain {
-                    lookedAgain = true
-                    await lastLookBeforeFailing()
-                    continue
-                }
-                throw TestStoreFailure(
-                    fileID: fileID, filePath: filePath, line: line, column: column,
-                    """
-                    waited \(describeSeconds(limit)) for a call of \(A.self), but none came
-                    \(owner.inFlight().joined(separator: "\n"))
-                    """)
-            }
+            return call != nil
         }
+        guard came, let call else {
+            throw TestStoreFailure(
+                fileID: fileID, filePath: filePath, line: line, column: column,
+                """
+                waited \(describeSeconds(limit)) for a call of \(A.self), but none came
+                \(owner.inFlight().joined(separator: "\n"))
+                """)
+        }
+        return call
     }
 
     /// Answers the oldest waiting call with `response` (or the next call, if none waits).
@@ -97,7 +87,7 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
             }
             return held.waiting.removeFirst()
         }
-        owner.noteActivity()
+        owner.counter.noteProgress()
         waiting?.continuation.resume(with: result)
     }
 
@@ -109,18 +99,17 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
         defer { held.withLock { _ = $0.cancelledEarly.remove(id) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<A.Response, any Error>) in
-                let (answer, callWaiters) = held.withLock { held -> (Result<A.Response, any Error>?, [DeadlineGate]) in
+                let continuation = Parked(continuation, parkingOn: "in a held call of \(A.self)")
+                let answer = held.withLock { held -> Result<A.Response, any Error>? in
                     held.calls.append(action)
-                    let callWaiters = held.callWaiters
-                    held.callWaiters.removeAll()
-                    if held.cancelledEarly.remove(id) != nil { return (.failure(CancellationError()), callWaiters) }
-                    if !held.answers.isEmpty { return (held.answers.removeFirst(), callWaiters) }
+                    if held.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                    if !held.answers.isEmpty { return held.answers.removeFirst() }
                     held.waiting.append(Waiting(id: id, continuation: continuation))
-                    return (nil, callWaiters)
+                    return nil
                 }
-                owner.noteActivity()
-                for waiter in callWaiters { waiter.open() }
+                owner.counter.noteProgress()
                 if let answer { continuation.resume(with: answer) }
+                continuation.park()
             }
         } onCancel: {
             let waiting = held.withLock { held -> Waiting? in
@@ -130,16 +119,15 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
                 }
                 return held.waiting.remove(at: index)
             }
-            owner.noteActivity()
             waiting?.continuation.resume(throwing: CancellationError())
         }
     }
 }
 
-/// What a ``HeldCalls`` needs from its test store: the timeout, the in-flight list, and a way to say
-/// that something happened (for the clock's settling).
+/// What a ``HeldCalls`` needs from its test store: the timeout, the in-flight list, and the store's
+/// count of its work, whose progress ends a wait.
 struct TestStoreWaits: Sendable {
     let timeout: @Sendable () -> Duration
     let inFlight: @Sendable () -> [String]
-    let noteActivity: @Sendable () -> Void
+    let counter: WorkCounter
 }

@@ -1,13 +1,5 @@
 import Dispatch
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A store for tests about the order in which things happen.
 ///
 /// It wraps a real ``Store`` (the same reducer, middleware and graph executor as the app), answers
@@ -65,6 +57,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     private let log: LockedValue<ReducerLog<State>>
     private let stubs: StubTable
     private let limit: LockedValue<Duration>
+    /// The store's count of the work it started: what every wait of the test store ends on.
+    private let counter: WorkCounter
 
     /// Creates a test store in which every dependency reads its default value (to give the store's
     /// actions fakes, use ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:)``).
@@ -112,7 +106,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
         let logID = ObjectIdentifier(log)
-        let activity = LockedValue<UInt64>(0)
+        let counter = WorkCounter()
         let limit = LockedValue(timeout)
         let clock = VirtualClock()
         clock.timeout = timeout
@@ -120,66 +114,39 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             let before = state
             reducer(&state, action)
             let mark = SendMark.current
-            let waiters = log.withLock { log in
+            log.withLock { log in
                 log.append(Received(action: action, before: before, after: state))
                 if let mark, mark.owner == logID, log.sendLandings[mark.id] == nil {
                     log.sendLandings[mark.id] = log.received.count - 1
                 }
-                return log.takeWaiters()
             }
-            for waiter in waiters { waiter.open() }
+            counter.noteProgress()
         }
         weak let weakClock = clock
         let inFlight: @Sendable () -> [String] = { weakClock?.inFlightLines() ?? [] }
         let stubs = StubTable(
-            waits: TestStoreWaits(
-                timeout: { limit.withLock { $0 } },
-                inFlight: inFlight,
-                noteActivity: { activity.withLock { $0 &+= 1 } }),
-            clockState: { (weakClock?.wakeCount ?? 0, weakClock?.cancellationCount ?? 0) })
+            waits: TestStoreWaits(timeout: { limit.withLock { $0 } }, inFlight: inFlight, counter: counter))
         var options = StoreOptions(clock: clock, dependencies: dependencies)
         options.interceptor = stubs
+        options.workCounter = counter
         self.store = Store(initialState: initialState, reducer: recording, middleware: middleware, options: options)
         self.clock = clock
         self.log = log
         self.stubs = stubs
         self.limit = limit
-        clock.setObserver(
-            VirtualClock.Observer(
-                probe: {
-                    let (tracked, generation) = log.withLock { log in (Array(log.tracked.values), log.generation) }
-                    let held = stubs.heldWaitingCount()
-                    let parked = held + (weakClock?.sleeperCount ?? 0)
-                    let entries = stubs.entries()
-                    let work = Tracked.settling(tracked, entries)
-                    // Quiet: nothing ready to run, no synchronous stub answering, every running node
-                    // parked (held call or sleeper). Ambiguous (see `VirtualClock.settle()`): the only
-                    // parking is a sleeper, and that sleeper may be a timer about to be cancelled.
-                    // A wake since the last call may have started an attempt (after a back-off) whose
-                    // call is still on its way.
-                    let wakes = weakClock?.wakeCount ?? 0
-                    let cancellations = weakClock?.cancellationCount ?? 0
-                    // A call of a type still running returned its result, and since then no sleep was
-                    // cancelled and no call came: its attempt's timer is about to be cancelled, or its
-                    // back-off to start (a call that ended by cancellation decides nothing).
-                    let returnUnresolved = entries.lastReturns.contains { name, last in
-                        work.running[name, default: 0] > 0 && cancellations == last.cancellations
-                            && entries.total == last.calls
-                    }
-                    return (
-                        quiet: !work.busy && work.needParking <= parked && entries.syncInProgress == 0,
-                        ambiguous: work.needParking > held
-                            && (wakes != entries.wakesAtLastCall || returnUnresolved || entries.asyncInProgress > held),
-                        generation: generation &+ activity.withLock { $0 }
-                    )
-                },
+        self.counter = counter
+        clock.count(counter)
+        clock.setOwner(
+            VirtualClock.Owner(
                 inFlight: {
                     let tracked = log.withLock { log in log.tracked.sorted { $0.key < $1.key } }
                     let held = stubs.unansweredHeldCalls().map { "  held call not answered: \($0)" }
                     let work = tracked.map { "  " + $0.value.describe(id: $0.key) }
-                    let lines = held + work
+                    let running = counter.lines().filter { $0.hasPrefix("  running: ") }
+                    let lines = held + work + running
                     return lines.isEmpty ? ["  no run or task in flight"] : lines
-                }))
+                },
+                recordFailure: { failure in log.withLock { $0.failures.append(failure) } }))
     }
 
     /// The store's current state.
@@ -206,7 +173,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// Answers every call of `type` with `respond(action)`; replaces an earlier stub of the type.
     public func stub<A: AsyncAction>(_ type: A.Type, _ respond: @escaping @Sendable (A) throws -> A.Response)
     where A.State == State {
-        stubs.set(for: A.self, isSync: true) { action, _ in try respond(action as! A) }
+        stubs.set(for: A.self) { action, _ in try respond(action as! A) }
     }
 
     /// Answers every call of `type` with what `respond` returns, given the action and its
@@ -258,12 +225,12 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Answers calls of exactly `action` (by `==`) with `response`; checked before stubs by type.
     public func stub<A: AsyncAction & Equatable>(_ action: A, with response: A.Response) where A.State == State {
-        stubs.set(for: A.self, matching: { $0 as? A == action }, isSync: true) { _, _ in response }
+        stubs.set(for: A.self, matching: { $0 as? A == action }) { _, _ in response }
     }
 
     /// Fails calls of exactly `action` (by `==`) with `error`; checked before stubs by type.
     public func stub<A: AsyncAction & Equatable>(_ action: A, throwing error: any Error) where A.State == State {
-        stubs.set(for: A.self, matching: { $0 as? A == action }, isSync: true) { _, _ in throw error }
+        stubs.set(for: A.self, matching: { $0 as? A == action }) { _, _ in throw error }
     }
 
     /// Holds every call of `type` until the test answers it through the returned ``HeldCalls``.
@@ -368,11 +335,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         timeout: Duration?, _ place: Place
     ) async throws -> Received<State> {
         let limit = timeout ?? self.timeout
-        let deadline = DispatchTime.after(limit)
-        var lookedAgain = false
-        while true {
-            let gate = DeadlineGate()
-            let step = log.withLock { log -> ReceiveStep in
+        var step = ReceiveStep.wait
+        let ended = await counter.wait(timeout: limit) {
+            step = log.withLock { log -> ReceiveStep in
                 for index in log.unassertedIndices {
                     let candidate = log.received[index]
                     if matches(candidate.action) {
@@ -382,38 +347,33 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                     }
                     if log.exhaustivity == .on { return .mismatch(candidate.action) }
                 }
-                if log.tracked.isEmpty { return .idle }
-                log.waiters.append(gate)
-                return .wait
+                return log.tracked.isEmpty ? .idle : .wait
             }
-            switch step {
-            case .found(let received):
-                return received
-            case .mismatch(let other):
-                throw TestStoreFailure(place, "expected to receive \(name), but received \(other) first")
-            case .idle:
-                try throwRecordedFailures(place)
-                throw TestStoreFailure(
-                    place,
-                    """
-                    expected to receive \(name), but every run and task has finished and it never reached the reducer
-                    """)
-            case .wait:
-                guard await gate.wait(until: deadline) else {
-                    if !lookedAgain {
-                        lookedAgain = true
-                        await lastLookBeforeFailing()
-                        continue
-                    }
-                    try throwRecordedFailures(place)
-                    throw TestStoreFailure(
-                        place,
-                        """
-                        waited \(describeSeconds(limit)) to receive \(name), but it did not reach the reducer
-                        \(clock.inFlightLines().joined(separator: "\n"))
-                        """)
-                }
-            }
+            if case .wait = step { return false }
+            return true
+        }
+        switch step {
+        case .found(let received):
+            return received
+        case .mismatch(let other):
+            throw TestStoreFailure(place, "expected to receive \(name), but received \(other) first")
+        case .idle:
+            try throwRecordedFailures(place)
+            throw TestStoreFailure(
+                place,
+                """
+                expected to receive \(name), but every run and task has finished and it never reached the reducer
+                """)
+        case .wait:
+            precondition(!ended, "OresRedux: a receive ended while still waiting")
+            try throwRecordedFailures(place)
+            throw TestStoreFailure(
+                place,
+                """
+                waited \(describeSeconds(limit)) to receive \(name), but it did not reach the reducer, and \
+                nothing progressed meanwhile
+                \(clock.inFlightLines().joined(separator: "\n"))
+                """)
         }
     }
 
@@ -494,14 +454,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     private func track(_ tracked: Tracked<State>, _ work: @escaping @Sendable () async -> Void) {
         let id = log.withLock { log in log.startTracking(tracked) }
+        let (log, counter) = (log, counter)
         Task {
             await work()
-            let waiters = log.withLock { log in
-                log.tracked[id] = nil
-                log.generation &+= 1
-                return log.takeWaiters()
-            }
-            for waiter in waiters { waiter.open() }
+            log.withLock { log in log.tracked[id] = nil }
+            counter.noteProgress()
         }
     }
 
@@ -549,18 +506,18 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ) async throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let limit = timeout ?? self.timeout
-        guard
-            let (outcome, causeOutcome) = await withRealDeadline(
-                limit,
-                {
-                    (await run.outcome(of: node).kind, await run.outcome(of: cause).kind)
-                })
-        else {
+        var outcomes: (node: OutcomeKind?, cause: OutcomeKind?) = (nil, nil)
+        let ended = await counter.wait(timeout: limit) {
+            let report = run.report
+            outcomes = (report[node].outcome, report[cause].outcome)
+            return outcomes.node != nil && outcomes.cause != nil
+        }
+        guard ended, let outcome = outcomes.node, let causeOutcome = outcomes.cause else {
             throw TestStoreFailure(
                 place,
                 """
                 waited \(describeSeconds(limit)) for \(run.graph.label(of: node.index)) (\(node)) and \
-                \(run.graph.label(of: cause.index)) (\(cause)) to end
+                \(run.graph.label(of: cause.index)) (\(cause)) to end, and nothing progressed meanwhile
                 \(clock.inFlightLines().joined(separator: "\n"))
                 """)
         }
@@ -600,29 +557,15 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 """)
         }
         let limit = timeout ?? self.timeout
-        let deadline = DispatchTime.after(limit)
-        var lookedAgain = false
-        while true {
-            let gate = DeadlineGate()
-            let done = log.withLock { log -> Bool in
-                if log.tracked.isEmpty { return true }
-                log.waiters.append(gate)
-                return false
-            }
-            if done { break }
-            guard await gate.wait(until: deadline) else {
-                if !lookedAgain {
-                    lookedAgain = true
-                    await lastLookBeforeFailing()
-                    continue
-                }
-                throw TestStoreFailure(
-                    place,
-                    """
-                    waited \(describeSeconds(limit)) for the work in flight to finish
-                    \(clock.inFlightLines().joined(separator: "\n"))
-                    """)
-            }
+        let done = await counter.wait(timeout: limit) { log.withLock { $0.tracked.isEmpty } }
+        guard done else {
+            try throwRecordedFailures(place)
+            throw TestStoreFailure(
+                place,
+                """
+                waited \(describeSeconds(limit)) for the work in flight to finish, and nothing progressed meanwhile
+                \(clock.inFlightLines().joined(separator: "\n"))
+                """)
         }
         try throwRecordedFailures(place)
         let pending = log.withLock { log in
@@ -652,7 +595,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     private func throwRecordedFailures(_ place: Place) throws {
-        let failures = stubs.failures()
+        let failures = stubs.failures() + log.withLock { $0.failures }
         if !failures.isEmpty {
             throw TestStoreFailure(place, failures.joined(separator: "\n"))
         }
@@ -665,353 +608,3 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
 /// A test store drives feature code written against ``StoreProtocol``.
 extension TestStore: StoreProtocol {}
-
-/// Whether a ``TestStore`` requires every received action to be asserted.
-public enum Exhaustivity: Sendable, Equatable {
-    /// Every action that reaches the reducer must be asserted, in order (the default).
-    case on
-    /// `receive` skips actions it was not asked for; `finish` does not list unasserted ones.
-    case off
-}
-
-/// One action that reached the reducer, with the state before and after it.
-struct Received<State: Sendable>: Sendable {
-    let action: any Action
-    let before: State
-    let after: State
-}
-
-/// Work a test store started and waits for.
-enum Tracked<State: Sendable>: Sendable {
-    case run(GraphRun<State>)
-    case task(String)
-
-    func describe(id: UInt64) -> String {
-        switch self {
-        case .task(let name):
-            return "async action \(name), dispatched on its own, not finished"
-        case .run(let run):
-            let report = run.report
-            let open = report.filter { $0.outcome == nil }.map { entry in
-                "\(entry.label) (\(entry.kind.rawValue), \(entry.start == nil ? "waiting" : "running"))"
-            }
-            return "run \(id): " + (open.isEmpty ? "every node ended, finishing" : open.joined(separator: ", "))
-        }
-    }
-
-    /// Whether the tracked work is busy (something ready to happen without the test's help), and how
-    /// many running pieces must be parked (in a held call or asleep on the clock) for it to be quiet.
-    ///
-    /// An async node that has started but whose action has not yet reached the interceptor is busy,
-    /// even if the timer of its timeout already sleeps on the clock: nodes started are counted per
-    /// action type (their default label) against the calls the interceptor saw. Keyed actions (one
-    /// call shared by several nodes) and relabelled nodes cannot be counted this way.
-    static func settling(_ tracked: [Tracked], _ entries: StubTable.Entries)
-        -> (busy: Bool, needParking: Int, running: [String: Int])
-    {
-        var running: [String: Int] = [:]
-        var busy = false
-        var needParking = 0
-        var started: [String: Int] = [:]
-        for work in tracked {
-            switch work {
-            case .task:
-                needParking += 1
-            case .run(let run):
-                if run.isFinished { continue }
-                if !run.hasStarted {  // dispatched with a debounce or throttle: asleep on the clock
-                    needParking += 1
-                    continue
-                }
-                let report = run.report
-                var open = false
-                for entry in report where entry.outcome == nil {
-                    open = true
-                    if entry.kind == .async, entry.start != nil {
-                        started[entry.label, default: 0] += 1
-                        running[entry.label, default: 0] += 1
-                    }
-                    guard entry.prerequisites.allSatisfy({ report[$0].outcome == .succeeded }) else { continue }
-                    switch entry.kind {
-                    case .sync: busy = true
-                    case .async, .delay: if entry.start == nil { busy = true } else { needParking += 1 }
-                    case .join: break
-                    }
-                }
-                if !open { busy = true }
-                for entry in report where entry.outcome != nil && entry.kind == .async && entry.start != nil {
-                    started[entry.label, default: 0] += 1
-                }
-            }
-        }
-        for (label, count) in started where !entries.keyed.contains(label) && count > entries.calls[label, default: 0] {
-            busy = true
-        }
-        return (busy, needParking, running)
-    }
-}
-
-/// What the test store recorded, under its lock.
-struct ReducerLog<State: Sendable> {
-    var exhaustivity: Exhaustivity
-    var received: [Received<State>] = []
-    private var isAsserted: [Bool] = []
-    /// Every action before this index has been asserted (or skipped).
-    private var cursor = 0
-    var tracked: [UInt64: Tracked<State>] = [:]
-    private var nextTrackID: UInt64 = 0
-    private var sendCount: UInt64 = 0
-    /// Where each `send` in progress landed: its mark's id, and the index of its action.
-    var sendLandings: [UInt64: Int] = [:]
-    var waiters: [DeadlineGate] = []
-    /// Changes with every recorded action and every tracked work that ends.
-    var generation: UInt64 = 0
-
-    init(exhaustivity: Exhaustivity) {
-        self.exhaustivity = exhaustivity
-    }
-
-    var unassertedIndices: [Int] { (cursor..<received.count).filter { !isAsserted[$0] } }
-
-    mutating func append(_ entry: Received<State>) {
-        received.append(entry)
-        isAsserted.append(false)
-        generation &+= 1
-    }
-
-    mutating func markAsserted(_ index: Int) {
-        isAsserted[index] = true
-        while cursor < isAsserted.count, isAsserted[cursor] { cursor += 1 }
-    }
-
-    mutating func nextSendID() -> UInt64 {
-        sendCount += 1
-        return sendCount
-    }
-
-    mutating func startTracking(_ work: Tracked<State>) -> UInt64 {
-        nextTrackID += 1
-        tracked[nextTrackID] = work
-        generation &+= 1
-        return nextTrackID
-    }
-
-    mutating func takeWaiters() -> [DeadlineGate] {
-        defer { waiters.removeAll() }
-        return waiters
-    }
-}
-
-/// The `send` in progress on this thread, so that the recording reducer can tell the send's own
-/// action from graph nodes that other threads apply meanwhile.
-///
-/// A thread-local, not a task-local: the store applies a dispatched action on the calling thread
-/// before `dispatch` returns, while tasks started meanwhile would inherit a task-local and could
-/// apply nodes on other threads. The first action this thread applies while the mark is set is the
-/// send's own (or what a middleware replaced it with): the store applies the dispatched action
-/// before anything queued during it.
-final class SendMark: Sendable {
-    let owner: ObjectIdentifier
-    let id: UInt64
-
-    init(owner: ObjectIdentifier, id: UInt64) {
-        self.owner = owner
-        self.id = id
-    }
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key, nil)
-        precondition(result == 0, "OresRedux: pthread_key_create failed with \(result)")
-        return key
-    }()
-
-    /// The mark set on this thread, if a `send` is in progress here.
-    static var current: SendMark? {
-        guard let raw = pthread_getspecific(key) else { return nil }
-        return Unmanaged<SendMark>.fromOpaque(raw).takeUnretainedValue()
-    }
-
-    /// Runs `body` with this mark set on the current thread.
-    func during(_ body: () -> Void) {
-        let previous = pthread_getspecific(Self.key)
-        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
-        withExtendedLifetime(self) { body() }
-        pthread_setspecific(Self.key, previous)
-    }
-}
-
-/// The stubs of a test store, by action type: the store's interceptor.
-final class StubTable: AsyncActionInterceptor, Sendable {
-    private struct Stub {
-        let matches: (@Sendable (Any) -> Bool)?
-        let respond: @Sendable (Any, Any) async throws -> Any
-        let held: (@Sendable () -> Int)?
-        let name: String
-        /// Answers without suspending (a value, an error, a synchronous closure).
-        let isSync: Bool
-    }
-
-    private struct Table {
-        var stubs: [ObjectIdentifier: [Stub]] = [:]
-        var calls: [ObjectIdentifier: [Any]] = [:]
-        var failures: [String] = []
-    }
-
-    private let table = LockedValue(Table())
-    private let entryCounts = LockedValue(Entries())
-    let waits: TestStoreWaits
-
-    /// How many calls reached the interceptor, by action type name, and which of those types are keyed.
-    struct Entries: Sendable {
-        var calls: [String: Int] = [:]
-        var keyed: Set<String> = []
-        var total = 0
-        /// The clock's wake count when the last call reached the interceptor.
-        var wakesAtLastCall: UInt64 = 0
-        /// For each action type, the clock's cancellations and the calls made when its last call
-        /// returned its result.
-        var lastReturns: [String: (cancellations: UInt64, calls: Int)] = [:]
-        /// Calls inside a stub that answers without suspending: busy by definition.
-        var syncInProgress = 0
-        /// Calls inside a stub that may suspend (held calls included).
-        var asyncInProgress = 0
-    }
-
-    /// The clock's wake and cancellation counts, read when calls come and go.
-    let clockState: @Sendable () -> (wakes: UInt64, cancellations: UInt64)
-
-    /// Marks that a call returned its result (or error) from its stub, unless it ended because its
-    /// task was cancelled: then the attempt's fate was decided elsewhere (its timeout, a cancel).
-    func noteReturn(_ name: String, isSync: Bool) {
-        let cancelled = Task.isCancelled
-        let cancellations = clockState().cancellations
-        entryCounts.withLock { entries in
-            if isSync { entries.syncInProgress -= 1 } else { entries.asyncInProgress -= 1 }
-            if !cancelled { entries.lastReturns[name] = (cancellations, entries.total) }
-        }
-        waits.noteActivity()
-    }
-
-    init(waits: TestStoreWaits, clockState: @escaping @Sendable () -> (wakes: UInt64, cancellations: UInt64)) {
-        self.waits = waits
-        self.clockState = clockState
-    }
-
-    func set<A: AsyncAction>(
-        for type: A.Type, matching: (@Sendable (Any) -> Bool)? = nil,
-        held: HeldCalls<A>? = nil, isSync: Bool = false,
-        _ respond: @escaping @Sendable (Any, Any) async throws -> A.Response
-    ) {
-        var waitingCount: (@Sendable () -> Int)?
-        if let held { waitingCount = { held.waitingCount } }
-        let stub = Stub(
-            matches: matching, respond: { action, context in try await respond(action, context) },
-            held: waitingCount, name: "\(A.self)", isSync: isSync)
-        table.withLock { table in
-            var stubs = table.stubs[ObjectIdentifier(A.self)] ?? []
-            if matching == nil { stubs.removeAll { $0.matches == nil } }
-            stubs.insert(stub, at: matching == nil ? stubs.endIndex : 0)
-            table.stubs[ObjectIdentifier(A.self)] = stubs
-        }
-    }
-
-    func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response {
-        let stub = table.withLock { table -> Stub? in
-            table.calls[ObjectIdentifier(A.self), default: []].append(action)
-            let stub = table.stubs[ObjectIdentifier(A.self)]?.first { $0.matches?(action) ?? true }
-            if stub == nil {
-                table.failures.append(
-                    "\(A.self) was run but has no stub: add store.stub(\(A.self).self, ...) or store.hold(\(A.self).self)"
-                )
-            }
-            return stub
-        }
-        let name = String(describing: A.self)
-        let isKeyed = A.self is any KeyedAsyncAction.Type
-        let wakes = clockState().wakes
-        let isSync = stub?.isSync ?? true
-        entryCounts.withLock { entries in
-            if isSync { entries.syncInProgress += 1 } else { entries.asyncInProgress += 1 }
-            entries.calls[name, default: 0] += 1
-            entries.total += 1
-            entries.wakesAtLastCall = wakes
-            if isKeyed { entries.keyed.insert(name) }
-        }
-        waits.noteActivity()
-        defer { noteReturn(name, isSync: isSync) }
-        guard let stub else {
-            throw MissingStub(action: "\(A.self)")
-        }
-        return try await stub.respond(action, context) as! A.Response
-    }
-
-    func entries() -> Entries {
-        entryCounts.withLock { $0 }
-    }
-
-    func calls<A>(of type: A.Type) -> [Any] {
-        table.withLock { $0.calls[ObjectIdentifier(A.self)] ?? [] }
-    }
-
-    func failures() -> [String] {
-        table.withLock { $0.failures }
-    }
-
-    private func heldCounters() -> [(name: String, waiting: @Sendable () -> Int)] {
-        table.withLock { table in
-            table.stubs.values.flatMap { $0 }.compactMap { stub in stub.held.map { (stub.name, $0) } }
-        }
-    }
-
-    /// How many held calls wait for an answer, over every held type.
-    func heldWaitingCount() -> Int {
-        heldCounters().reduce(0) { $0 + $1.waiting() }
-    }
-
-    func unansweredHeldCalls() -> [String] {
-        heldCounters().compactMap { held in
-            let waiting = held.waiting()
-            return waiting > 0 ? "\(waiting) x \(held.name)" : nil
-        }
-    }
-}
-
-/// What an async action without a stub throws in a ``TestStore``; `finish` reports it too.
-struct MissingStub: Error, CustomStringConvertible {
-    let action: String
-    var description: String { "\(action) has no stub" }
-}
-
-/// `operation`'s result, or `nil` once `limit` has passed in real time, whichever comes first; the
-/// operation is cancelled then, but the wait does not depend on it noticing.
-func withRealDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
-    let result = LockedValue<T?>(nil)
-    let gate = DeadlineGate()
-    let task = Task {
-        let value = await operation()
-        result.withLock { $0 = value }
-        gate.open()
-    }
-    guard await gate.wait(until: .after(limit)) else {
-        task.cancel()
-        return nil
-    }
-    return result.withLock { $0 }
-}
-
-extension ActionGraph {
-    /// Whether `node` waits, directly or not, on `ancestor`.
-    func dependsOn(_ node: Int, _ ancestor: Int) -> Bool {
-        var stack = [node]
-        var seen = Set<Int>()
-        while let current = stack.popLast() {
-            for prerequisite in prerequisites(of: current) {
-                let prerequisite = Int(prerequisite)
-                if prerequisite == ancestor { return true }
-                if seen.insert(prerequisite).inserted { stack.append(prerequisite) }
-            }
-        }
-        return false
-    }
-}

@@ -1,0 +1,161 @@
+/// The store's pipeline, the shell around ``PipelineMachine``: every sync action, graph node,
+/// fallback and subscriber's first call enters here, is applied by one thread at a time, and
+/// leaves through `drainAndLeavePipeline()`, the one place where held waiters resume and events
+/// recorded inside go out.
+///
+/// The lock is held only while the machine decides; middleware, reducers and subscribers run with
+/// no lock of the pipeline held. What can wait for what:
+/// - `dispatch(_:)` from a thread while another thread applies waits until the pipeline is free,
+///   then applies its action on its own thread (the contract: it returns after its action).
+/// - A subscriber's first call waits the same way.
+/// - A run's ready sync nodes never wait: when another thread applies, that thread applies them.
+extension StoreCore {
+    /// Applies a sync action, or queues it when this thread is already applying one (a subscriber or
+    /// middleware dispatched); the outermost call returns once everything queued during it is applied.
+    @inlinable
+    func dispatch(_ action: some Action) {
+        dispatch(action, admit: nil)
+    }
+
+    /// `dispatch(_:)`, with a check made right before the reducer (under the state lock): the action
+    /// is dropped when `admit` says no. Work dispatched with an id uses it to drop what it dispatches
+    /// once it was cancelled.
+    @inlinable
+    func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
+        if let context = PureCall.current {
+            reportImpureDispatch(action, from: context)
+            return
+        }
+        switch enterPipeline({ $0.dispatch(action, admit: admit, on: $1) }) {
+        case .queued, .handedOff:
+            return
+        case .closed:
+            report(
+                .dispatchAfterRelease,
+                "\(type(of: action)) was dispatched after its store was released; it was dropped.")
+        case .apply, .wait:
+            apply(action, admit: admit)
+            drainAndLeavePipeline()
+        }
+    }
+
+    @usableFromInline
+    func reportImpureDispatch(_ action: any Action, from context: PureCall.Context) {
+        report(
+            .dispatchFromReducer,
+            """
+            \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
+            make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
+            async action instead.
+            """)
+    }
+
+    /// Puts a run with ready sync nodes in the pipeline: applied now when the pipeline is free,
+    /// after the current action when this thread applies, and otherwise by the thread that applies,
+    /// before it leaves. Never waits. The run's state machine asks for this once per stretch of
+    /// ready work, and the run leaves the queue only when its machine says it is idle.
+    func schedule(_ run: any PipelineRun) {
+        let me = currentThreadID()
+        let entry = pipelineLock.withLock { pipeline.schedule(run, on: me) }
+        guard entry == .apply else { return }
+        run.applySyncItems()
+        drainAndLeavePipeline()
+    }
+
+    /// Whether work is queued behind the current action. Called by a run inside the pipeline.
+    var hasQueuedWork: Bool { pipelineLock.withLock { pipeline.hasQueuedWork } }
+
+    /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
+    func requeue(_ run: any PipelineRun) {
+        pipelineLock.withLock { pipeline.requeue(run) }
+    }
+
+    /// Feeds the machine the arrival of work on this thread; when it says wait, waits until the
+    /// pipeline is free (or the store closed). Returns `.apply` (this thread applies now; `.wait`
+    /// never comes back), `.queued`, `.handedOff` or `.closed`.
+    @inlinable
+    func enterPipeline(
+        _ arrive: (inout PipelineMachine<ThreadID>, ThreadID) -> PipelineMachine<ThreadID>.Entry
+    ) -> PipelineMachine<ThreadID>.Entry {
+        let me = currentThreadID()
+        pipelineLock.lock()
+        var entry = arrive(&pipeline, me)
+        while entry == .wait {
+            pipelineFree.wait(releasing: pipelineLock)
+            entry = pipeline.enterAfterWaiting(on: me)
+        }
+        pipelineLock.unlock()
+        return entry
+    }
+
+    /// The applier applies what is queued, FIFO (including what the work applied here queues in
+    /// turn, and runs other threads handed over), then leaves: the pipeline's one exit.
+    @inlinable
+    func drainAndLeavePipeline() {
+        while true {
+            pipelineLock.lock()
+            switch pipeline.next() {
+            case .apply(let work):
+                pipelineLock.unlock()
+                switch work {
+                case .action(let action, let admit): apply(action, admit: admit)
+                case .run(let run): run.applySyncItems()
+                }
+            case .leave(let exit):
+                if exit.isEmpty {
+                    pipelineLock.unlock()
+                    return
+                }
+                return leave(exit)
+            }
+        }
+    }
+
+    /// The exit's work, with the pipeline lock held on entry: takes the waiters runs held (under
+    /// the lock, so no new applier adds to them), wakes a waiting thread, releases the lock, then
+    /// delivers the events recorded inside and resumes the waiters, those of an observed run behind
+    /// its events.
+    @usableFromInline
+    func leave(_ exit: PipelineMachine<ThreadID>.Exit) {
+        var observedWaiters: [Parked<Void, Never>] = []
+        var waiters: [Parked<Void, Never>] = []
+        for run in exit.runsHoldingWaiters {
+            let held = run.takeWaitersHeldForPipelineExit()
+            guard !held.waiters.isEmpty else { continue }
+            // The common case, one run's waiters, takes its list as is: no copy.
+            if held.isObserved {
+                observedWaiters = observedWaiters.isEmpty ? held.waiters : observedWaiters + held.waiters
+            } else {
+                waiters = waiters.isEmpty ? held.waiters : waiters + held.waiters
+            }
+        }
+        if exit.wakesWaitingThread { pipelineFree.signal() }
+        pipelineLock.unlock()
+        if !observedWaiters.isEmpty { events.enqueue([.resume(observedWaiters)]) }
+        if exit.deliversEvents || !observedWaiters.isEmpty { events.deliver() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether this thread is applying actions (a subscriber, a middleware, a graph's sync node).
+    /// Called with no other lock of the store held.
+    var isInsidePipeline: Bool {
+        let me = currentThreadID()
+        return pipelineLock.withLock { pipeline.isApplying(on: me) }
+    }
+
+    /// Delivers the queued events, or, when this thread is inside the pipeline (applying an action:
+    /// a subscriber, a middleware, a graph's sync node), leaves them for the pipeline's exit, so
+    /// that no observer runs inside the pipeline. Called with no other lock of the store held.
+    func deliverEvents() {
+        let me = currentThreadID()
+        if pipelineLock.withLock({ pipeline.deferEvents(on: me) }) { return }
+        events.deliver()
+    }
+
+    /// `run` holds waiters of nodes it finished inside the pipeline: it gives them up when this
+    /// thread leaves the pipeline, after everything queued meanwhile (what subscribers and
+    /// middleware dispatched in answer to those nodes) is applied. Called inside the pipeline.
+    func resumeAtPipelineExit(_ run: any PipelineRun) {
+        pipelineLock.withLock { pipeline.holdWaiters(of: run) }
+    }
+}

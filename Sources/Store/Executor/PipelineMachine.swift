@@ -1,0 +1,188 @@
+/// Who applies a store's sync work, and in what order: the decisions of the store's one pipeline
+/// (middleware, reducer, subscribers), as a value with no locks, no threads and no user code.
+///
+/// One thread at a time is the *applier*. Work arrives three ways:
+/// - **A dispatch** (an action, or a subscriber's first call). From the applier itself (a
+///   subscriber or middleware dispatched) it is queued and applied right after the current one. From
+///   another thread it waits until the pipeline is free, then that thread applies it itself, so
+///   `dispatch` returns after its action was applied, on the thread that called it.
+/// - **A run's ready sync nodes** (`schedule`). Never waits: when another thread applies, the run
+///   is queued and that thread applies it before it leaves. A task that ends a node never blocks
+///   on someone else's middleware or subscriber.
+/// - **A run that yielded** to queued work goes back in line (`requeue`).
+///
+/// The applier takes queued work with ``next()`` until the queue is empty; then it leaves, and the
+/// machine says what its exit owes: the runs whose waiters were held until now, whether events
+/// recorded inside wait for delivery, whether a waiting thread must be woken. So every held waiter
+/// is resumed by one route, after everything the pipeline applied meanwhile.
+///
+/// The shell (`StoreCore`'s pipeline section) feeds it one event at a time under its lock and does
+/// what it returns with the lock released.
+@usableFromInline
+struct PipelineMachine<Thread: Equatable> {
+    /// What a thread that brings work must do.
+    @usableFromInline
+    enum Entry: Equatable {
+        /// The thread is the applier now: apply the work, then take ``next()`` until it says leave.
+        case apply
+        /// The thread is already the applier: the work was queued behind the current action (for a
+        /// subscriber's first call: call it in place, the pipeline is this thread's).
+        case queued
+        /// Another thread applies and will apply this work before it leaves (runs only).
+        case handedOff
+        /// Another thread applies: wait to be woken, then ask ``enterAfterWaiting(on:)``.
+        case wait
+        /// The store was released: drop the work and report it.
+        case closed
+    }
+
+    /// What the applier does next.
+    @usableFromInline
+    enum Next {
+        case apply(QueuedWork)
+        case leave(Exit)
+    }
+
+    /// What the applier owes as it leaves, performed after the lock is released (the held
+    /// waiters are taken from the runs before, under the lock, so no other applier adds to them).
+    @usableFromInline
+    struct Exit {
+        /// Runs that held their waiters until the pipeline was left.
+        @usableFromInline var runsHoldingWaiters: [any PipelineRun] = []
+        /// Events were recorded inside: deliver them.
+        @usableFromInline var deliversEvents = false
+        /// A thread waits to apply its own dispatch: wake one.
+        @usableFromInline var wakesWaitingThread = false
+
+        @inlinable
+        init() {}
+
+        @inlinable
+        var isEmpty: Bool { runsHoldingWaiters.isEmpty && !deliversEvents && !wakesWaitingThread }
+    }
+
+    @usableFromInline private(set) var applier: Thread?
+    @usableFromInline var queue = FIFO<QueuedWork>()
+    /// Threads blocked until the pipeline is free (their dispatch or subscribe applies on them).
+    @usableFromInline private(set) var waitingThreads = 0
+    @usableFromInline var exit = Exit()
+    @usableFromInline private(set) var isClosed = false
+
+    @inlinable
+    init() {}
+
+    // MARK: Arriving
+
+    /// A sync action dispatched on `thread`.
+    @inlinable
+    mutating func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?, on thread: Thread) -> Entry {
+        if isClosed { return .closed }
+        if applier == thread {
+            queue.append(.action(action, admit: admit))
+            return .queued
+        }
+        return enter(thread)
+    }
+
+    /// A subscriber's first call, made on `thread` (`.queued`: call it in place).
+    @inlinable
+    mutating func subscribe(on thread: Thread) -> Entry {
+        if isClosed { return .closed }
+        if applier == thread { return .queued }
+        return enter(thread)
+    }
+
+    /// A run's ready sync nodes, on `thread`: never `.wait`.
+    mutating func schedule(_ run: any PipelineRun, on thread: Thread) -> Entry {
+        if applier == nil {
+            applier = thread
+            return .apply
+        }
+        queue.append(.run(run))
+        return applier == thread ? .queued : .handedOff
+    }
+
+    /// A thread woken after `.wait` asks again: `.apply` once the pipeline is free, else `.wait`.
+    @inlinable
+    mutating func enterAfterWaiting(on thread: Thread) -> Entry {
+        if isClosed {
+            waitingThreads -= 1
+            return .closed
+        }
+        guard applier == nil else { return .wait }
+        waitingThreads -= 1
+        applier = thread
+        return .apply
+    }
+
+    @inlinable
+    mutating func enter(_ thread: Thread) -> Entry {
+        if applier == nil {
+            applier = thread
+            return .apply
+        }
+        waitingThreads += 1
+        return .wait
+    }
+
+    // MARK: Applying (the applier only)
+
+    /// The next queued work, or the exit once the queue is empty (the pipeline is free then).
+    @inlinable
+    mutating func next() -> Next {
+        if let work = queue.popFirst() { return .apply(work) }
+        applier = nil
+        if waitingThreads > 0 { exit.wakesWaitingThread = true }
+        if exit.isEmpty { return .leave(Exit()) }
+        defer { exit = Exit() }
+        return .leave(exit)
+    }
+
+    /// Whether work waits behind the current one (a run yields to it).
+    @inlinable
+    var hasQueuedWork: Bool { !queue.isEmpty }
+
+    /// A run that yielded goes back in line.
+    mutating func requeue(_ run: any PipelineRun) {
+        queue.append(.run(run))
+    }
+
+    /// Whether `thread` is the applier (a subscriber, middleware or sync node runs on it now).
+    @inlinable
+    func isApplying(on thread: Thread) -> Bool { applier == thread }
+
+    /// Whether some thread applies now.
+    var isApplyingOnAnyThread: Bool { applier != nil }
+
+    /// `run` holds waiters until the applier leaves.
+    mutating func holdWaiters(of run: any PipelineRun) {
+        exit.runsHoldingWaiters.append(run)
+    }
+
+    /// Events were recorded while `thread` applies: delivered at its exit. Returns `false` when
+    /// `thread` is not the applier (deliver them now).
+    mutating func deferEvents(on thread: Thread) -> Bool {
+        guard applier == thread else { return false }
+        exit.deliversEvents = true
+        return true
+    }
+
+    // MARK: Closing
+
+    /// The store was released: dispatches and subscriptions are refused from now on, those that
+    /// wait included. Returns whether threads wait (wake them all, to be refused).
+    mutating func close() -> Bool {
+        isClosed = true
+        return waitingThreads > 0
+    }
+}
+
+/// Work queued in the pipeline behind the action being applied. Not generic over the state (nothing
+/// in it depends on it), so that the store's generic code finds the queue's type without a lookup.
+@usableFromInline
+enum QueuedWork {
+    /// A sync action, and the check it must pass right before the reducer, if any.
+    case action(any Action, admit: (@Sendable () -> Bool)?)
+    /// A run with ready sync nodes (it holds one place in the queue at most).
+    case run(any PipelineRun)
+}

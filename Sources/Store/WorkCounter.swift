@@ -1,0 +1,261 @@
+/// The store's own count of the work it started: how a ``TestStore`` knows the store is quiet,
+/// with no `Task.yield()` and no real-time guess.
+///
+/// Every task the store starts (an async node, an attempt raced against its timeout and the
+/// timeout's timer, an async action, a shared call, a debounced dispatch) is a *unit* from the
+/// moment it is created until it ends, and so is a run whose sync nodes wait for the pipeline. A
+/// unit is *running*, or *parked* on something only the test moves or another unit ends: the test
+/// store's clock, a held call, a race, a shared call, a run's node, an event delivery. The rule
+/// that makes the count exact: **whoever resumes a parked unit marks it running first**, before
+/// the resume, so the count never reads zero while work is on its way. Quiet means no unit runs.
+///
+/// Only a store given a counter (a test store's) counts; any other store pays a `nil` check.
+///
+/// Work the store did not start (a `Task` a stub creates, a stub awaiting something outside the
+/// store) is not counted; a unit awaiting it stays running, and the failure of a wait names it.
+final class WorkCounter: Sendable {
+    /// One unit of counted work.
+    struct Unit: Sendable {
+        let counter: WorkCounter
+        let id: UInt64
+
+        /// Marks the unit parked on `reason`: its task is about to suspend.
+        func park(on reason: String) { counter.park(id, on: reason) }
+
+        /// Marks the unit running again; the caller resumes it right after. A resume that comes
+        /// before the park it answers cancels that park out.
+        func unpark() { counter.unpark(id) }
+
+        /// The unit's task ended.
+        func end() { counter.end(id) }
+    }
+
+    /// The unit the current task runs as, if it is counted work of a store.
+    @TaskLocal static var current: Unit?
+
+    private struct Entry {
+        let name: String
+        /// The task that runs the unit, once it started: a task that merely inherited the unit (a
+        /// `Task` created inside a stub) parks nothing.
+        var owner: Int?
+        /// Resumes minus parks: below zero, the unit is parked. A resume may come before the park
+        /// it answers (the resumer found the continuation before the task finished suspending); it
+        /// is then a credit that the park consumes, and the unit never counts as parked.
+        var balance = 0
+        var parkedOn = ""
+
+        var isParked: Bool { balance < 0 }
+    }
+
+    private struct State {
+        var units: [UInt64: Entry] = [:]
+        var running = 0
+        var nextID: UInt64 = 0
+        /// Changes with every unit begun, ended, parked or resumed, and every `noteProgress()`.
+        var progress: UInt64 = 0
+        var watchers: [DeadlineGate] = []
+
+        mutating func changed() -> [DeadlineGate] {
+            progress &+= 1
+            defer { watchers.removeAll() }
+            return watchers
+        }
+    }
+
+    private let state = LockedValue(State())
+
+    init() {}
+
+    // MARK: Units
+
+    /// A new running unit, counted from now: call it before creating the task that runs it.
+    func begin(_ name: String) -> Unit {
+        let (id, watchers) = state.withLock { state -> (UInt64, [DeadlineGate]) in
+            state.nextID += 1
+            state.units[state.nextID] = Entry(name: name)
+            state.running += 1
+            return (state.nextID, state.changed())
+        }
+        for gate in watchers { gate.open() }
+        return Unit(counter: self, id: id)
+    }
+
+    private func end(_ id: UInt64) {
+        let watchers = state.withLock { state -> [DeadlineGate] in
+            guard let entry = state.units.removeValue(forKey: id) else { return [] }
+            if !entry.isParked { state.running -= 1 }
+            return state.changed()
+        }
+        for gate in watchers { gate.open() }
+    }
+
+    private func adopt(_ id: UInt64, owner: Int?) {
+        state.withLock { state in state.units[id]?.owner = owner }
+    }
+
+    private func owns(_ id: UInt64, owner: Int?) -> Bool {
+        state.withLock { state in state.units[id].map { $0.owner == owner } ?? false }
+    }
+
+    private func park(_ id: UInt64, on reason: String) {
+        let watchers = state.withLock { state -> [DeadlineGate] in
+            guard var entry = state.units[id] else { return [] }
+            entry.balance -= 1
+            if entry.isParked {
+                entry.parkedOn = reason
+                state.running -= 1
+            }
+            state.units[id] = entry
+            return state.changed()
+        }
+        for gate in watchers { gate.open() }
+    }
+
+    private func unpark(_ id: UInt64) {
+        let watchers = state.withLock { state -> [DeadlineGate] in
+            guard var entry = state.units[id] else { return [] }
+            if entry.isParked { state.running += 1 }
+            entry.balance += 1
+            state.units[id] = entry
+            return state.changed()
+        }
+        for gate in watchers { gate.open() }
+    }
+
+    /// Something the counter's owner waits for happened (an action reached the reducer, a call
+    /// came): wakes the watchers, so a wait re-checks and sees progress.
+    func noteProgress() {
+        let watchers = state.withLock { $0.changed() }
+        for gate in watchers { gate.open() }
+    }
+
+    // MARK: Reading
+
+    /// How many units run now (none: the store is quiet), and the progress counter.
+    var snapshot: (running: Int, progress: UInt64) {
+        state.withLock { ($0.running, $0.progress) }
+    }
+
+    /// Opens `gate` at the next change (at once if the progress counter moved past `seen`).
+    func watch(_ gate: DeadlineGate, ifStill seen: UInt64) {
+        let changed = state.withLock { state -> Bool in
+            guard state.progress == seen else { return true }
+            state.watchers.append(gate)
+            return false
+        }
+        if changed { gate.open() }
+    }
+
+    /// Suspends until `isDone` holds, checking it again at every change the counter sees. Returns
+    /// `false` once `timeout` of real time passed with no change at all: nothing progressed, so a
+    /// loaded machine that runs the work slowly never fails the wait, and a hang fails it.
+    func wait(timeout: Duration, until isDone: () -> Bool) async -> Bool {
+        var lastProgress = snapshot.progress
+        var windowStart = PoolTime.shared.now
+        while true {
+            let seen = snapshot.progress
+            if isDone() { return true }
+            if seen != lastProgress {
+                lastProgress = seen
+                windowStart = PoolTime.shared.now
+            }
+            let gate = DeadlineGate()
+            watch(gate, ifStill: seen)
+            if await !gate.wait(window: timeout, from: windowStart), snapshot.progress == lastProgress, !isDone() {
+                return false
+            }
+        }
+    }
+
+    /// One line per unit, running ones first, for a failure message.
+    func lines() -> [String] {
+        state.withLock { state in
+            let sorted = state.units.sorted { $0.key < $1.key }.map(\.value)
+            let running = sorted.filter { !$0.isParked }.map { "  running: \($0.name)" }
+            let parked = sorted.filter(\.isParked).map { "  parked: \($0.name), \($0.parkedOn)" }
+            return running + parked
+        }
+    }
+
+    // MARK: Running counted work
+
+    /// Runs `body` as `unit` (a task's whole body), then ends the unit.
+    static func run<T>(
+        _ unit: Unit?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard let unit else { return try await body() }
+        defer { unit.end() }
+        unit.counter.adopt(unit.id, owner: currentTaskIdentity())
+        return try await $current.withValue(unit) { try await body() }
+    }
+
+    /// The current task's unit, when the current task is the counted work that runs it (not a task
+    /// that inherited it): the unit that a suspension of this task parks.
+    static func currentUnit() -> Unit? {
+        guard let unit = current, unit.counter.owns(unit.id, owner: currentTaskIdentity()) else { return nil }
+        return unit
+    }
+
+    private static func currentTaskIdentity() -> Int? {
+        withUnsafeCurrentTask { $0?.hashValue }
+    }
+}
+
+extension Optional where Wrapped == WorkCounter {
+    /// A unit begun on this counter, if there is one: `counter.begin(name)` for the optional
+    /// counter of a store's options.
+    func begin(_ name: @autoclosure () -> String) -> WorkCounter.Unit? {
+        self?.begin(name())
+    }
+}
+
+extension WorkCounter {
+    /// A unit begun on the counter of the current task's unit: for work that counted work starts
+    /// (the attempt and the timer of a race), which knows no store.
+    static func beginChild(_ name: @autoclosure () -> String) -> Unit? {
+        current?.counter.begin(name())
+    }
+}
+
+/// A suspended task and the unit it parks, resumed together: the unit is marked running first
+/// (see ``WorkCounter``). Every continuation that counted work may wait on is kept as one of these.
+///
+/// Make it inside the `withChecked…Continuation` closure, publish it to its resumers, do whatever
+/// else the closure does, and call ``park()`` last: until then the task still runs code, and a
+/// resume that comes first is a credit that `park()` consumes.
+@usableFromInline
+struct Parked<Value: Sendable, Failure: Error>: Sendable {
+    let continuation: CheckedContinuation<Value, Failure>
+    let unit: WorkCounter.Unit?
+    private let reason: String
+
+    init(_ continuation: CheckedContinuation<Value, Failure>, parkingOn reason: @autoclosure () -> String) {
+        self.continuation = continuation
+        self.unit = WorkCounter.currentUnit()
+        self.reason = unit == nil ? "" : reason()
+    }
+
+    /// The task is about to suspend: its unit no longer runs (unless it was resumed already).
+    func park() {
+        unit?.park(on: reason)
+    }
+
+    func resume(with result: Result<Value, Failure>) {
+        unit?.unpark()
+        continuation.resume(with: result)
+    }
+
+    func resume(returning value: Value) {
+        unit?.unpark()
+        continuation.resume(returning: value)
+    }
+
+    func resume(throwing error: Failure) {
+        unit?.unpark()
+        continuation.resume(throwing: error)
+    }
+}
+
+extension Parked where Value == Void {
+    func resume() { resume(returning: ()) }
+}
