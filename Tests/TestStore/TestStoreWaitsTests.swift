@@ -146,3 +146,53 @@ struct TestStoreWaitsTests {
         #expect(failure?.location == "OresReduxTests/TestStoreWaitsTests.swift:\(line)")
     }
 }
+
+/// Issue 20: a wait that gives up fails, and says what was still running.
+@Suite("TestStore: waits end on the store's own count of its work")
+struct TestStoreCountedWaitsTests {
+    typealias App = HomeApp
+
+    @Test("an advance that finds work running with no progress gives up, and the next wait fails naming it")
+    func advanceThatGivesUpFails() async throws {
+        let outside = GraphStories.Latch()  // something the store cannot see, never opened in time
+        let store = TestStore(initialState: App.State(), reducer: App.reducer, timeout: .milliseconds(200))
+        store.stub(App.LogIn.self) { _, _ in
+            await outside.wait()
+            return "t"
+        }
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        store.stub(App.FetchFeed.self, with: [])
+        store.dispatch(App.home(user: "ada").graph)
+
+        await store.clock.advance(by: .seconds(1))  // cannot throw: records the failure
+
+        outside.open()  // even when the work ends afterwards, the advance that gave up fails the test
+        let failure = await #expect(throws: TestStoreFailure.self) {
+            try await store.receive(App.SetToken.self) { $0.token = "t" }
+        }
+        let message = failure?.message ?? ""
+        #expect(message.contains("advancing the clock to +1.0 seconds gave up"), "\(message)")
+        #expect(message.contains("running: LogIn (node #0) of a run"), "\(message)")
+        try await store.receive(App.SetToken.self) { $0.token = "t" }
+        store.exhaustivity = .off
+        try await store.finish()
+    }
+
+    @Test("a timeout scenario walks virtual time in milliseconds of real time, every time")
+    func timeoutScenarioIsFast() async throws {
+        let start = ContinuousClock.now
+        for _ in 0..<200 {
+            let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off)
+            store.stub(App.LogIn.self, with: "t")
+            store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+            _ = store.hold(App.FetchFeed.self)
+            store.dispatch(App.home(user: "ada", feedTimeout: .seconds(30)).graph)
+            try await store.receive(App.SetToken.self) { $0.token = "t" }
+            try await store.clock.waitForSleepers(1)
+            await store.clock.advance(by: .seconds(30))
+            try await store.finish()
+        }
+        // Not a timed assertion: a report of how long 200 timeouts of 30 s took, for the log.
+        print("200 timed-out feeds, 30 s of virtual time each, in \(ContinuousClock.now - start) of real time")
+    }
+}

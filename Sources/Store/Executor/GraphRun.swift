@@ -86,10 +86,12 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// and not finished, that action is the one action of the run that still reaches the reducer:
     /// once, after the sync node being applied at this moment (if any), through the store's pipeline
     /// like any dispatch. It is applied before ``wait()`` returns (await that to know it was);
-    /// `cancel()` itself does not wait for it. When none of the run's sync work is scheduled at that
-    /// moment, this thread applies it before `cancel()` returns (or, called from a subscriber or
-    /// middleware of the store, right after the current action); otherwise the thread that applies
-    /// the run's sync work applies it after that work.
+    /// `cancel()` itself never waits for another thread's middleware or subscribers. When none of
+    /// the run's sync work is scheduled at that moment and no other thread is applying actions, this
+    /// thread applies it before `cancel()` returns (or, called from a subscriber or middleware of the
+    /// store, right after the current action); otherwise the thread that applies actions applies it,
+    /// after the run's sync work in hand, before it leaves the pipeline. The only wait: a fallback
+    /// of this run that another thread's reducer is applying at this moment completes first.
     public func cancel() {
         cancel(byStoreRelease: false)
     }

@@ -334,6 +334,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         named name: String, matching matches: @escaping @Sendable (any Action) -> Bool,
         timeout: Duration?, _ place: Place
     ) async throws -> Received<State> {
+        try throwClockFailures(place)
         let limit = timeout ?? self.timeout
         var step = ReceiveStep.wait
         let ended = await counter.wait(timeout: limit) {
@@ -505,6 +506,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         line: Int = #line, column: Int = #column
     ) async throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        try throwClockFailures(place)
         let limit = timeout ?? self.timeout
         var outcomes: (node: OutcomeKind?, cause: OutcomeKind?) = (nil, nil)
         let ended = await counter.wait(timeout: limit) {
@@ -556,6 +558,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 \(clock.inFlightLines().joined(separator: "\n"))
                 """)
         }
+        try throwClockFailures(place)
         let limit = timeout ?? self.timeout
         let done = await counter.wait(timeout: limit) { log.withLock { $0.tracked.isEmpty } }
         guard done else {
@@ -595,7 +598,19 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     private func throwRecordedFailures(_ place: Place) throws {
-        let failures = stubs.failures() + log.withLock { $0.failures }
+        try throwClockFailures(place)
+        let failures = stubs.failures()
+        if !failures.isEmpty {
+            throw TestStoreFailure(place, failures.joined(separator: "\n"))
+        }
+    }
+
+    /// Throws what an advance of the clock that gave up recorded: once, from the first wait after it.
+    private func throwClockFailures(_ place: Place) throws {
+        let failures = log.withLock { log in
+            defer { log.failures.removeAll() }
+            return log.failures
+        }
         if !failures.isEmpty {
             throw TestStoreFailure(place, failures.joined(separator: "\n"))
         }

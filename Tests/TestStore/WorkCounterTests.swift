@@ -1,0 +1,98 @@
+import Testing
+
+@testable import OresRedux
+
+/// The store's count of its own work, which every TestStore wait ends on: units, parks, resumes
+/// that come before the park they answer, and waits that fail only when nothing progressed.
+@Suite("WorkCounter: the store counts its own work")
+struct WorkCounterTests {
+    @Test("a unit runs from begin to end; quiet means no unit runs")
+    func beginAndEnd() {
+        let counter = WorkCounter()
+        #expect(counter.snapshot.running == 0)
+        let unit = counter.begin("FetchFeed")
+        #expect(counter.snapshot.running == 1)
+        #expect(counter.lines() == ["  running: FetchFeed"])
+        unit.end()
+        #expect(counter.snapshot.running == 0)
+        #expect(counter.lines().isEmpty)
+    }
+
+    @Test("parked units do not run; a resume marks the unit running before the task goes on")
+    func parkAndResume() {
+        let counter = WorkCounter()
+        let unit = counter.begin("FetchFeed")
+        unit.park(on: "asleep on the clock until +5.0 seconds")
+        #expect(counter.snapshot.running == 0)
+        #expect(counter.lines() == ["  parked: FetchFeed, asleep on the clock until +5.0 seconds"])
+        unit.unpark()
+        #expect(counter.snapshot.running == 1)
+        unit.end()
+        #expect(counter.snapshot.running == 0)
+    }
+
+    @Test("a resume that comes before its park is a credit: the unit never reads as parked")
+    func resumeBeforePark() {
+        let counter = WorkCounter()
+        let unit = counter.begin("an attempt")
+        unit.unpark()  // the resumer found the continuation before the task finished suspending
+        #expect(counter.snapshot.running == 1)
+        unit.park(on: "waiting for a race")
+        #expect(counter.snapshot.running == 1, "the park answers the resume that already came")
+        unit.park(on: "asleep on the clock")
+        #expect(counter.snapshot.running == 0, "the next park parks")
+        unit.end()
+        #expect(counter.snapshot.running == 0)
+    }
+
+    @Test("a parked unit that ends is not counted twice")
+    func endWhileParked() {
+        let counter = WorkCounter()
+        let unit = counter.begin("a timer")
+        unit.park(on: "asleep")
+        unit.end()
+        unit.unpark()  // too late: the unit is gone
+        #expect(counter.snapshot.running == 0)
+    }
+
+    @Test("a task that only inherited a unit (a Task made inside a stub) parks nothing")
+    func inheritedUnitDoesNotPark() async {
+        let counter = WorkCounter()
+        let unit = counter.begin("a stub")
+        await WorkCounter.run(unit) {
+            #expect(WorkCounter.currentUnit() != nil, "the unit's own task")
+            await Task {
+                #expect(WorkCounter.currentUnit() == nil, "a child task inherits the task-local, not the unit")
+            }.value
+        }
+        #expect(counter.snapshot.running == 0, "run ends the unit")
+    }
+
+    @Test("wait returns as soon as its condition holds, at every change")
+    func waitEndsOnAChange() async {
+        let counter = WorkCounter()
+        let unit = counter.begin("FetchFeed")
+        let waiter = Task { await counter.wait(timeout: .seconds(60)) { counter.snapshot.running == 0 } }
+        unit.park(on: "in a held call")
+        #expect(await waiter.value)
+    }
+
+    @Test("wait fails when nothing progressed for its timeout, and keeps waiting while work progresses")
+    func waitFailsOnlyWithoutProgress() async {
+        let counter = WorkCounter()
+        let unit = counter.begin("a stub awaiting something outside the store")
+        #expect(await counter.wait(timeout: .milliseconds(50)) { false } == false)
+
+        // Slow work that keeps progressing (every 10 ms, for about a second): a 300 ms timeout never
+        // passes without progress, though the whole wait lasts longer than it.
+        let ticker = Task {
+            for _ in 0..<100 {
+                try? await Task.sleep(for: .milliseconds(10))
+                counter.noteProgress()
+            }
+            unit.end()
+        }
+        #expect(await counter.wait(timeout: .milliseconds(300)) { counter.snapshot.running == 0 })
+        await ticker.value
+    }
+}
