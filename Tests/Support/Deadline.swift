@@ -1,43 +1,200 @@
 import Foundation
 
-/// What a test wait throws when the awaited work did not finish in time: a hang, caught.
+/// What a test wait throws when the awaited work did not finish: a hang, caught.
 struct DeadlineExceeded: Error, CustomStringConvertible {
+    enum Kind: Sendable {
+        /// The cooperative pool ran jobs for `seconds` while the work stayed unfinished.
+        case noProgress
+        /// The pool itself hardly ran at all for ``Deadline/stallFactor`` times `seconds`.
+        case poolStalled(waited: Double, poolAlive: Double)
+    }
+
     let what: String
     let seconds: Double
+    let kind: Kind
 
-    var description: String { "\(what) did not finish within \(seconds) s (a hang?)" }
+    var description: String {
+        switch kind {
+        case .noProgress:
+            return "\(what) did not finish within \(seconds) s while the cooperative pool was running (a hang?)"
+        case .poolStalled(let waited, let poolAlive):
+            return """
+                \(what) did not finish in \(waited) s, during which the cooperative pool ran jobs for only \
+                \(poolAlive) s: the pool itself made no progress (a pool thread blocked?)
+                """
+        }
+    }
 }
 
-/// Awaits `operation`, or throws ``DeadlineExceeded`` once `seconds` have passed, whichever comes
-/// first.
+enum Deadline {
+    /// A wait also fails after this many times its timeout of wall-clock time, however little of it
+    /// the pool was running: a pool that makes no progress at all is a failure too.
+    static let stallFactor = 10.0
+}
+
+/// Awaits `operation`, or throws ``DeadlineExceeded`` once Swift's cooperative pool has been
+/// running jobs for `seconds` without `operation` finishing.
+///
+/// The time counted is time during which the pool was alive (see ``PoolHeartbeat``), not wall-clock
+/// time: on a loaded machine, or beside tests that keep the pool's few threads busy, the awaited
+/// work is slow but moving, and the wait goes on; when the pool runs freely and the work still does
+/// not finish, that is a hang, and the wait fails within about `seconds`. Independently, the wait
+/// fails after ``Deadline/stallFactor`` times `seconds` of wall-clock time, saying the pool itself
+/// made no progress (something blocks its threads).
 ///
 /// Unlike Swift Testing's `.timeLimit` (which cancels the test and then waits for it), this returns
 /// at the deadline even when the awaited work ignores cancellation, such as a continuation nobody
-/// resumes: a hang fails the test instead of stalling the suite. The timer never waits for work; it
-/// only bounds the wait.
+/// resumes: a hang fails the test instead of stalling the suite. The heartbeat never waits for
+/// work; it only bounds the wait.
 func withDeadline<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the awaited work",
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = DeadlineRace<T>()
+    let started = DispatchTime.now()
+    let heartbeat = PoolHeartbeat.shared
+    // Beats are sent at the priority of the awaiting task: that is the pool its work runs in.
+    let watch = heartbeat.watch(priority: Task.currentPriority, for: seconds) {
+        race.finish(.failure(DeadlineExceeded(what: what, seconds: seconds, kind: .noProgress)))
+    }
+    defer { heartbeat.unwatch(watch) }
     return try await withCheckedThrowingContinuation { continuation in
         race.install(continuation)
-        Task {
+        let work = Task {
             do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            race.finish(.failure(DeadlineExceeded(what: what, seconds: seconds)))
+        race.onLoss { work.cancel() }
+        DispatchQueue.global().asyncAfter(deadline: started + seconds * Deadline.stallFactor) {
+            let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let alive = heartbeat.aliveSeconds(of: watch)
+            race.finish(
+                .failure(
+                    DeadlineExceeded(
+                        what: what, seconds: seconds,
+                        kind: .poolStalled(waited: waited.rounded(toPlaces: 1), poolAlive: alive.rounded(toPlaces: 1))
+                    )))
         }
+    }
+}
+
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
+        let scale = pow(10, Double(places))
+        return (self * scale).rounded() / scale
+    }
+}
+
+/// A process-wide measure of how long Swift's cooperative pool has been running jobs.
+///
+/// Every ``interval``, a timer on a dispatch queue of its own (never a pool thread) enqueues one
+/// tiny `Task` per priority that a deadline watches, unless the previous one has not run yet; each
+/// one that runs is a *beat*, worth ``interval`` seconds of a live pool. While the pool's threads
+/// are all held (a blocking wait, a long loop) or its queue is long, beats run late or not at all,
+/// so they count only the time the pool was actually making progress.
+final class PoolHeartbeat: @unchecked Sendable {
+    // @unchecked: every `var` is read and written only under `lock`; `timer` is set once in `init`.
+    static let shared = PoolHeartbeat()
+    static let interval = 0.05
+
+    struct Watch: Sendable {
+        fileprivate let id: UInt64
+        fileprivate let priority: UInt8
+    }
+
+    private struct Watcher {
+        let startBeat: Int
+        let beatsNeeded: Int
+        let expire: @Sendable () -> Void
+    }
+
+    private struct Lane {
+        var beats = 0
+        var isBeatPending = false
+        var watchers: [UInt64: Watcher] = [:]
+    }
+
+    private let lock = NSLock()
+    private var lanes: [UInt8: Lane] = [:]
+    private var nextID: UInt64 = 0
+    private var timer: DispatchSourceTimer?
+
+    private init() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "PoolHeartbeat"))
+        let nanoseconds = Int(Self.interval * 1e9)
+        timer.schedule(deadline: .now(), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(5))
+        timer.setEventHandler { [unowned self] in tick() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// Calls `expire` once the pool at `priority` has run `seconds` worth of beats from now.
+    func watch(priority: TaskPriority, for seconds: Double, expire: @escaping @Sendable () -> Void) -> Watch {
+        let beatsNeeded = max(1, Int((seconds / Self.interval).rounded(.up)))
+        lock.lock()
+        defer { lock.unlock() }
+        nextID += 1
+        let watch = Watch(id: nextID, priority: priority.rawValue)
+        let startBeat = lanes[watch.priority, default: Lane()].beats
+        lanes[watch.priority, default: Lane()].watchers[watch.id] = Watcher(
+            startBeat: startBeat, beatsNeeded: beatsNeeded, expire: expire)
+        return watch
+    }
+
+    func unwatch(_ watch: Watch) {
+        lock.lock()
+        lanes[watch.priority]?.watchers[watch.id] = nil
+        lock.unlock()
+    }
+
+    /// How many seconds of a live pool `watch` has seen so far.
+    func aliveSeconds(of watch: Watch) -> Double {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let lane = lanes[watch.priority], let watcher = lane.watchers[watch.id] else { return 0 }
+        return Double(lane.beats - watcher.startBeat) * Self.interval
+    }
+
+    /// On the timer's queue: one beat per watched priority, unless the last one is still waiting.
+    private func tick() {
+        var due: [UInt8] = []
+        lock.lock()
+        for (priority, lane) in lanes where !lane.watchers.isEmpty && !lane.isBeatPending {
+            lanes[priority]?.isBeatPending = true
+            due.append(priority)
+        }
+        lock.unlock()
+        for priority in due {
+            Task(priority: TaskPriority(rawValue: priority)) { self.beat(priority) }
+        }
+    }
+
+    /// On a pool thread: the pool at `priority` ran a job; expires the watches that have seen enough.
+    private func beat(_ priority: UInt8) {
+        var expired: [@Sendable () -> Void] = []
+        lock.lock()
+        if var lane = lanes[priority] {
+            lane.beats += 1
+            lane.isBeatPending = false
+            for (id, watcher) in lane.watchers where lane.beats - watcher.startBeat >= watcher.beatsNeeded {
+                expired.append(watcher.expire)
+                lane.watchers[id] = nil
+            }
+            lanes[priority] = lane
+        }
+        lock.unlock()
+        for expire in expired { expire() }
     }
 }
 
 /// The first result wins; the continuation is resumed exactly once.
 private final class DeadlineRace<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `continuation` and `isFinished` are touched only under `lock`.
+    // @unchecked: every `var` is read and written only under `lock`.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
     private var early: Result<T, any Error>?
     private var isFinished = false
+    private var lossHandler: (@Sendable () -> Void)?
+    private var lost = false
 
     func install(_ continuation: CheckedContinuation<T, any Error>) {
         lock.lock()
@@ -50,6 +207,19 @@ private final class DeadlineRace<T: Sendable>: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Calls `handler` when the deadline wins (at once if it already has): the operation is
+    /// cancelled, in case it listens.
+    func onLoss(_ handler: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if lost {
+            lock.unlock()
+            handler()
+            return
+        }
+        lossHandler = handler
+        lock.unlock()
+    }
+
     func finish(_ result: Result<T, any Error>) {
         lock.lock()
         guard !isFinished else {
@@ -57,10 +227,17 @@ private final class DeadlineRace<T: Sendable>: @unchecked Sendable {
             return
         }
         isFinished = true
+        var loss: (@Sendable () -> Void)? = nil
+        if case .failure(let error) = result, error is DeadlineExceeded {
+            lost = true
+            loss = lossHandler
+        }
+        lossHandler = nil
         let continuation = self.continuation
         self.continuation = nil
         if continuation == nil { early = result }
         lock.unlock()
         continuation?.resume(with: result)
+        loss?()
     }
 }
