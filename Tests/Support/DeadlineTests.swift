@@ -1,0 +1,35 @@
+import Testing
+
+/// The test helpers' own promises: a wait that never ends fails, by name, once the pool has run
+/// for its timeout; work that ends is returned as is.
+@Suite("Test support: deadlines and threads")
+struct DeadlineTests {
+    @Test("a wait nobody ends fails once the pool ran for its timeout, naming what was awaited")
+    func aHangFails() async throws {
+        let never = GraphStories.Latch()
+        let error = await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(0.3, "a latch nobody opens") { await never.wait() }
+        }
+        guard case .noProgress = error?.kind else {
+            Issue.record("expected a hang while the pool ran, got \(String(describing: error))")
+            return
+        }
+        #expect(error?.description.contains("a latch nobody opens") == true)
+        never.open()
+    }
+
+    @Test("work that finishes is returned, and its error thrown, whatever the deadline")
+    func workThatEndsIsReturned() async throws {
+        #expect(try await withDeadline(0.3, "an answer") { 42 } == 42)
+        struct Offline: Error {}
+        await #expect(throws: Offline.self) { try await withDeadline(0.3, "a failure") { throw Offline() } }
+    }
+
+    @Test("onThreads runs every body on its own plain thread and returns after the last")
+    func onThreadsRunsEveryBody() async {
+        let seen = CoreStore.Recorder<Int>()
+        await onThreads(6) { index in seen.record(index) }
+        #expect(seen.values.sorted() == Array(0..<6))
+        #expect(await onThread { 7 * 6 } == 42)
+    }
+}
