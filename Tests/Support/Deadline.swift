@@ -5,8 +5,8 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
     enum Kind: Sendable {
         /// The cooperative pool ran jobs for `seconds` while the work stayed unfinished.
         case noProgress
-        /// The pool itself hardly ran at all for ``Deadline/stallFactor`` times `seconds`.
-        case poolStalled(waited: Double, poolAlive: Double)
+        /// The pool ran no job at all for ``Deadline/stallFactor`` times `seconds`.
+        case poolStalled(waited: Double, poolAlive: Double, silent: Double)
     }
 
     let what: String
@@ -17,18 +17,19 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
         switch kind {
         case .noProgress:
             return "\(what) did not finish within \(seconds) s while the cooperative pool was running (a hang?)"
-        case .poolStalled(let waited, let poolAlive):
+        case .poolStalled(let waited, let poolAlive, let silent):
             return """
-                \(what) did not finish in \(waited) s, during which the cooperative pool ran jobs for only \
-                \(poolAlive) s: the pool itself made no progress (a pool thread blocked?)
+                \(what) did not finish in \(waited) s (the cooperative pool ran jobs for \(poolAlive) s of it), \
+                and the pool ran no job at all for the last \(silent) s: the pool itself made no progress \
+                (a pool thread blocked?)
                 """
         }
     }
 }
 
 enum Deadline {
-    /// A wait also fails after this many times its timeout of wall-clock time, however little of it
-    /// the pool was running: a pool that makes no progress at all is a failure too.
+    /// A wait also fails when the pool ran no job at all for this many times its timeout: a pool
+    /// that makes no progress is a failure too, and one the heartbeat alone would wait out forever.
     static let stallFactor = 10.0
 }
 
@@ -38,24 +39,23 @@ enum Deadline {
 /// The time counted is time during which the pool was alive (see ``PoolHeartbeat``), not wall-clock
 /// time: on a loaded machine, or beside tests that keep the pool's few threads busy, the awaited
 /// work is slow but moving, and the wait goes on; when the pool runs freely and the work still does
-/// not finish, that is a hang, and the wait fails within about `seconds`. Independently, the wait
-/// fails after ``Deadline/stallFactor`` times `seconds` of wall-clock time, saying the pool itself
-/// made no progress (something blocks its threads).
+/// not finish, that is a hang, and the wait fails within about `seconds`. The wait also fails when
+/// the pool ran no job at all (not even a heartbeat) for ``Deadline/stallFactor`` times `seconds`,
+/// saying the pool itself made no progress (something blocks its threads).
 ///
 /// Unlike Swift Testing's `.timeLimit` (which cancels the test and then waits for it), this returns
 /// at the deadline even when the awaited work ignores cancellation, such as a continuation nobody
 /// resumes: a hang fails the test instead of stalling the suite. The heartbeat never waits for
-/// work; it only bounds the wait.
+/// work; it only bounds the wait. When the deadline wins, `operation`'s task is cancelled.
 func withDeadline<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the awaited work",
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = DeadlineRace<T>()
-    let started = DispatchTime.now()
     let heartbeat = PoolHeartbeat.shared
-    // Beats are sent at the priority of the awaiting task: that is the pool its work runs in.
-    let watch = heartbeat.watch(priority: Task.currentPriority, for: seconds) {
-        race.finish(.failure(DeadlineExceeded(what: what, seconds: seconds, kind: .noProgress)))
+    // Beats are sent at the priority of the awaiting task: the pool its work runs in.
+    let watch = heartbeat.watch(priority: Task.currentPriority, for: seconds) { kind in
+        race.finish(.failure(DeadlineExceeded(what: what, seconds: seconds, kind: kind)))
     }
     defer { heartbeat.unwatch(watch) }
     return try await withCheckedThrowingContinuation { continuation in
@@ -64,23 +64,6 @@ func withDeadline<T: Sendable>(
             do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
         }
         race.onLoss { work.cancel() }
-        DispatchQueue.global().asyncAfter(deadline: started + seconds * Deadline.stallFactor) {
-            let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-            let alive = heartbeat.aliveSeconds(of: watch)
-            race.finish(
-                .failure(
-                    DeadlineExceeded(
-                        what: what, seconds: seconds,
-                        kind: .poolStalled(waited: waited.rounded(toPlaces: 1), poolAlive: alive.rounded(toPlaces: 1))
-                    )))
-        }
-    }
-}
-
-extension Double {
-    fileprivate func rounded(toPlaces places: Int) -> Double {
-        let scale = pow(10, Double(places))
-        return (self * scale).rounded() / scale
     }
 }
 
@@ -90,7 +73,8 @@ extension Double {
 /// tiny `Task` per priority that a deadline watches, unless the previous one has not run yet; each
 /// one that runs is a *beat*, worth ``interval`` seconds of a live pool. While the pool's threads
 /// are all held (a blocking wait, a long loop) or its queue is long, beats run late or not at all,
-/// so they count only the time the pool was actually making progress.
+/// so they count only the time the pool was actually making progress. The timer also notices when
+/// no beat has run for a long time: a pool that does not move at all.
 final class PoolHeartbeat: @unchecked Sendable {
     // @unchecked: every `var` is read and written only under `lock`; `timer` is set once in `init`.
     static let shared = PoolHeartbeat()
@@ -104,11 +88,14 @@ final class PoolHeartbeat: @unchecked Sendable {
     private struct Watcher {
         let startBeat: Int
         let beatsNeeded: Int
-        let expire: @Sendable () -> Void
+        let started: UInt64
+        let stallLimit: UInt64
+        let expire: @Sendable (DeadlineExceeded.Kind) -> Void
     }
 
     private struct Lane {
         var beats = 0
+        var lastBeat: UInt64 = 0
         var isBeatPending = false
         var watchers: [UInt64: Watcher] = [:]
     }
@@ -127,16 +114,23 @@ final class PoolHeartbeat: @unchecked Sendable {
         self.timer = timer
     }
 
-    /// Calls `expire` once the pool at `priority` has run `seconds` worth of beats from now.
-    func watch(priority: TaskPriority, for seconds: Double, expire: @escaping @Sendable () -> Void) -> Watch {
+    /// Calls `expire` once the pool at `priority` has run `seconds` worth of beats from now, or
+    /// once it ran none for ``Deadline/stallFactor`` times `seconds`.
+    func watch(
+        priority: TaskPriority, for seconds: Double, expire: @escaping @Sendable (DeadlineExceeded.Kind) -> Void
+    ) -> Watch {
         let beatsNeeded = max(1, Int((seconds / Self.interval).rounded(.up)))
+        let stallLimit = UInt64(seconds * Deadline.stallFactor * 1e9)
+        let started = Self.now()
         lock.lock()
         defer { lock.unlock() }
         nextID += 1
         let watch = Watch(id: nextID, priority: priority.rawValue)
-        let startBeat = lanes[watch.priority, default: Lane()].beats
-        lanes[watch.priority, default: Lane()].watchers[watch.id] = Watcher(
-            startBeat: startBeat, beatsNeeded: beatsNeeded, expire: expire)
+        var lane = lanes[watch.priority, default: Lane()]
+        lane.watchers[watch.id] = Watcher(
+            startBeat: lane.beats, beatsNeeded: beatsNeeded, started: started, stallLimit: stallLimit,
+            expire: expire)
+        lanes[watch.priority] = lane
         return watch
     }
 
@@ -146,23 +140,34 @@ final class PoolHeartbeat: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// How many seconds of a live pool `watch` has seen so far.
-    func aliveSeconds(of watch: Watch) -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let lane = lanes[watch.priority], let watcher = lane.watchers[watch.id] else { return 0 }
-        return Double(lane.beats - watcher.startBeat) * Self.interval
-    }
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    /// On the timer's queue: one beat per watched priority, unless the last one is still waiting.
+    /// On the timer's queue: fails the watches whose pool ran nothing for too long, then sends one
+    /// beat per watched priority, unless the last one is still waiting.
     private func tick() {
+        let now = Self.now()
         var due: [UInt8] = []
+        var stalled: [(@Sendable (DeadlineExceeded.Kind) -> Void, DeadlineExceeded.Kind)] = []
         lock.lock()
-        for (priority, lane) in lanes where !lane.watchers.isEmpty && !lane.isBeatPending {
-            lanes[priority]?.isBeatPending = true
-            due.append(priority)
+        for (priority, var lane) in lanes where !lane.watchers.isEmpty {
+            for (id, watcher) in lane.watchers {
+                let silentSince = max(lane.lastBeat, watcher.started)
+                guard now - silentSince >= watcher.stallLimit else { continue }
+                let kind = DeadlineExceeded.Kind.poolStalled(
+                    waited: Self.seconds(now - watcher.started),
+                    poolAlive: Double(lane.beats - watcher.startBeat) * Self.interval,
+                    silent: Self.seconds(now - silentSince))
+                stalled.append((watcher.expire, kind))
+                lane.watchers[id] = nil
+            }
+            if !lane.watchers.isEmpty, !lane.isBeatPending {
+                lane.isBeatPending = true
+                due.append(priority)
+            }
+            lanes[priority] = lane
         }
         lock.unlock()
+        for (expire, kind) in stalled { expire(kind) }
         for priority in due {
             Task(priority: TaskPriority(rawValue: priority)) { self.beat(priority) }
         }
@@ -170,10 +175,12 @@ final class PoolHeartbeat: @unchecked Sendable {
 
     /// On a pool thread: the pool at `priority` ran a job; expires the watches that have seen enough.
     private func beat(_ priority: UInt8) {
-        var expired: [@Sendable () -> Void] = []
+        var expired: [@Sendable (DeadlineExceeded.Kind) -> Void] = []
+        let now = Self.now()
         lock.lock()
         if var lane = lanes[priority] {
             lane.beats += 1
+            lane.lastBeat = now
             lane.isBeatPending = false
             for (id, watcher) in lane.watchers where lane.beats - watcher.startBeat >= watcher.beatsNeeded {
                 expired.append(watcher.expire)
@@ -182,7 +189,12 @@ final class PoolHeartbeat: @unchecked Sendable {
             lanes[priority] = lane
         }
         lock.unlock()
-        for expire in expired { expire() }
+        for expire in expired { expire(.noProgress) }
+    }
+
+    /// Nanoseconds as seconds, to a tenth.
+    private static func seconds(_ nanoseconds: UInt64) -> Double {
+        (Double(nanoseconds) / 1e8).rounded() / 10
     }
 }
 
