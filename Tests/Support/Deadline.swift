@@ -121,9 +121,10 @@ final class PoolHeartbeat: @unchecked Sendable {
     ) -> Watch {
         let beatsNeeded = max(1, Int((seconds / Self.interval).rounded(.up)))
         let stallLimit = UInt64(seconds * Deadline.stallFactor * 1e9)
-        let started = Self.now()
         lock.lock()
         defer { lock.unlock() }
+        // Every time is read under the lock, so that times compared under it never go backwards.
+        let started = Self.now()
         nextID += 1
         let watch = Watch(id: nextID, priority: priority.rawValue)
         var lane = lanes[watch.priority, default: Lane()]
@@ -142,21 +143,27 @@ final class PoolHeartbeat: @unchecked Sendable {
 
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+    /// `later - earlier`, or 0 if `earlier` is not earlier: never a trap.
+    private static func elapsed(from earlier: UInt64, to later: UInt64) -> UInt64 {
+        later > earlier ? later - earlier : 0
+    }
+
     /// On the timer's queue: fails the watches whose pool ran nothing for too long, then sends one
     /// beat per watched priority, unless the last one is still waiting.
     private func tick() {
-        let now = Self.now()
         var due: [UInt8] = []
         var stalled: [(@Sendable (DeadlineExceeded.Kind) -> Void, DeadlineExceeded.Kind)] = []
         lock.lock()
+        let now = Self.now()
         for (priority, var lane) in lanes where !lane.watchers.isEmpty {
             for (id, watcher) in lane.watchers {
                 let silentSince = max(lane.lastBeat, watcher.started)
-                guard now - silentSince >= watcher.stallLimit else { continue }
+                let silent = Self.elapsed(from: silentSince, to: now)
+                guard silent >= watcher.stallLimit else { continue }
                 let kind = DeadlineExceeded.Kind.poolStalled(
-                    waited: Self.seconds(now - watcher.started),
+                    waited: Self.seconds(Self.elapsed(from: watcher.started, to: now)),
                     poolAlive: Double(lane.beats - watcher.startBeat) * Self.interval,
-                    silent: Self.seconds(now - silentSince))
+                    silent: Self.seconds(silent))
                 stalled.append((watcher.expire, kind))
                 lane.watchers[id] = nil
             }
@@ -176,11 +183,10 @@ final class PoolHeartbeat: @unchecked Sendable {
     /// On a pool thread: the pool at `priority` ran a job; expires the watches that have seen enough.
     private func beat(_ priority: UInt8) {
         var expired: [@Sendable (DeadlineExceeded.Kind) -> Void] = []
-        let now = Self.now()
         lock.lock()
         if var lane = lanes[priority] {
             lane.beats += 1
-            lane.lastBeat = now
+            lane.lastBeat = Self.now()
             lane.isBeatPending = false
             for (id, watcher) in lane.watchers where lane.beats - watcher.startBeat >= watcher.beatsNeeded {
                 expired.append(watcher.expire)
