@@ -123,6 +123,10 @@ struct RunAlwaysFinishesTests {
 
     // One case after the other, not side by side: the hold below blocks the thread that applies
     // the echo, and a `wait()` that returned too early must find a free thread to show it.
+    // That thread is the pool thread that ended `Slow`, and no plain thread can take its place: a
+    // plain thread holding the pipeline would make it wait for the pipeline's lock instead. So the
+    // hold stays, bounded (200 ms, once per case; the same in the test after this one), holding
+    // one pool thread and never waiting for work that needs one.
     @Test("wait() returns once what observers dispatched in answer to the run's last node is applied")
     func waitReturnsAfterTheEcho() async throws {
         let cases = [Observer.middleware, .subscriber].flatMap { observer in

@@ -108,15 +108,28 @@ extension GraphStories {
 
         @Test("cancel while another thread applies a sync node: the node completes, then the cancel action")
         func cancelWhileAnotherThreadAppliesASyncNode() async throws {
-            // The middleware holds the sync node on a pool thread until a plain Thread (not a task,
-            // so no pool thread waits for pool work) has cancelled the run. Both waits are bounded.
+            // The middleware holds the sync node (on the pool thread that ended LogIn) while a plain
+            // Thread, started from inside the middleware, cancels the run; the middleware waits for
+            // that thread only, which needs no pool thread, so the hold lasts as long as one
+            // `cancel()`. (Waiting on a plain thread for the middleware to be entered, as this test
+            // once did, waited for LogIn's task: a real-time bound on pool work, which ran out while
+            // other tests kept the pool busy.) The wait is bounded all the same, in case `cancel()`
+            // ever waits for the thread it holds.
             let probe = Probe()
-            let entered = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
+            let run = Box<GraphRun<AppState>>()
+            let seenByCanceller = Probe()
             let blocking = Middleware<AppState> { action, _, next in
-                if (action as? Note)?.text == "slow" {
-                    entered.signal()
-                    _ = release.wait(timeout: .now() + 10)
+                if (action as? Note)?.text == "slow", let run = run.value {
+                    let cancelled = DispatchSemaphore(value: 0)
+                    let canceller = Thread {
+                        run.cancel()  // returns while this thread is still inside the middleware
+                        seenByCanceller.record(run.isFinished ? "finished" : "not finished")
+                        cancelled.signal()
+                    }
+                    canceller.start()
+                    if cancelled.wait(timeout: .now() + 10) == .timedOut {
+                        seenByCanceller.record("cancel() did not return while a sync node was applied")
+                    }
                 }
                 next(action)
             }
@@ -128,17 +141,10 @@ extension GraphStories {
             let after = graph.send(Note("after"), after: slow)
             graph.setCancelAction(Self.stop)
 
-            let run = store.dispatch(graph)
-            let seenByCanceller = Probe()
-            let canceller = Thread {
-                defer { release.signal() }
-                guard entered.wait(timeout: .now() + 10) == .success else { return }
-                run.cancel()  // returns while the other thread is still inside the middleware
-                seenByCanceller.record(run.isFinished ? "finished" : "not finished")
-            }
-            canceller.start()
+            let dispatched = store.dispatch(graph)
+            run.value = dispatched  // before the gate opens: LogIn cannot end before this
             gate.open()
-            let report = try await withDeadline(10, "the run") { await run.wait() }
+            let report = try await withDeadline(10, "the run") { await dispatched.wait() }
 
             #expect(seenByCanceller.log == ["not finished"])
             #expect(store.state.applied == ["slow", "stop spinner"])

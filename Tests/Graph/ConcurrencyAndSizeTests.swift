@@ -56,7 +56,9 @@ extension GraphStories {
             let store = makeStore(probe: probe)
             let runs = Box<[GraphRun<AppState>]>([])
             let lock = NSLock()
-            DispatchQueue.concurrentPerform(iterations: 64) { _ in
+            // 64 plain threads, not `concurrentPerform`: that would block this test's pool thread
+            // until every iteration returned.
+            await onThreads(64) { _ in
                 var graph = Graph()
                 var previous = graph.send(Add(1))
                 for _ in 0..<20 {
@@ -79,6 +81,11 @@ extension GraphStories {
     }
 
     /// Every walk over the graph is a loop: huge graphs build, run and are released without recursion.
+    ///
+    /// A 100,000-node graph is built and its sync nodes applied on a plain thread (``onThread(_:)``):
+    /// that is seconds of work under ThreadSanitizer, and on a pool thread it would starve the tests
+    /// beside it. `dispatch` applies ready sync nodes on the thread that calls it, so the thread is
+    /// the one that walks the chain, as an app's thread would.
     @Suite("Size")
     struct Size {
         static let largeEnabled = ProcessInfo.processInfo.environment["ORESREDUX_LARGE"] == "1"
@@ -93,7 +100,7 @@ extension GraphStories {
         @Test("a 100,000-node sync chain is built, run and released")
         func hundredThousandNodeChain() async {
             let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
-            var run: GraphRun<AppState>? = store.dispatch(Self.chain(100_000))
+            var run: GraphRun<AppState>? = await onThread { store.dispatch(Self.chain(100_000)) }
             let report = await run!.wait()
             #expect(report.count(of: .succeeded) == 100_000)
             #expect(report[99_999].prerequisites == [99_998])
@@ -106,17 +113,23 @@ extension GraphStories {
             let probe = Probe()
             let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
 
-            var failing = Graph()
-            var previous: any GraphNode = failing.run(GraphStories.failing("Head", probe))
-            for _ in 1..<100_000 { previous = failing.send(Add(1), after: previous) }
-            let failed = await store.dispatch(failing).wait()
+            let failingRun = await onThread {
+                var failing = Graph()
+                var previous: any GraphNode = failing.run(GraphStories.failing("Head", probe))
+                for _ in 1..<100_000 { previous = failing.send(Add(1), after: previous) }
+                return store.dispatch(failing)
+            }
+            let failed = await failingRun.wait()
             #expect(failed.count(of: .skipped) == 99_999)
 
-            var gated = Graph()
-            previous = gated.run(call("Head", probe, answering: 0, gate: Latch()))
-            for _ in 1..<100_000 { previous = gated.send(Add(1), after: previous) }
-            let run = store.dispatch(gated)
-            run.cancel()
+            let run = await onThread {
+                var gated = Graph()
+                var previous: any GraphNode = gated.run(call("Head", probe, answering: 0, gate: Latch()))
+                for _ in 1..<100_000 { previous = gated.send(Add(1), after: previous) }
+                let run = store.dispatch(gated)
+                run.cancel()
+                return run
+            }
             let cancelled = await run.wait()
             #expect(cancelled.count(of: .cancelled) == 100_000)
             #expect(store.state.total == 0)

@@ -4,7 +4,7 @@ import Testing
 
 /// Nodes built from the state when they start (`makeFromState:`), not from the state read when the
 /// graph was built.
-@Suite("State-built nodes", .timeLimit(.minutes(1)))
+@Suite("State-built nodes", .timeLimit(.minutes(10)))
 struct StateBuiltNodeTests {
     struct Feed: Equatable {
         var page = 1

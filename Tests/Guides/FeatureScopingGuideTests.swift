@@ -52,7 +52,7 @@ enum ScopingGuideApp {
     }
 }
 
-@Suite("Guide: Feature Scoping", .timeLimit(.minutes(1)))
+@Suite("Guide: Feature Scoping", .timeLimit(.minutes(10)))
 struct FeatureScopingGuideTests {
     typealias App = ScopingGuideApp
 

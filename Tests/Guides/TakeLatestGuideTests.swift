@@ -61,7 +61,7 @@ enum SearchGuideApp {
     }
 }
 
-@Suite("Guide: Take Latest, Debounce and Throttle", .timeLimit(.minutes(1)))
+@Suite("Guide: Take Latest, Debounce and Throttle", .timeLimit(.minutes(10)))
 struct TakeLatestGuideTests {
     typealias App = SearchGuideApp
 

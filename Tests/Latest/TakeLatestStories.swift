@@ -4,7 +4,7 @@ import Testing
 
 /// Search-as-you-type and "leave the screen, start again": work dispatched with an id, where only
 /// the latest dispatch may reach the state.
-@Suite("Take-latest, debounce and throttle: stories", .timeLimit(.minutes(1)))
+@Suite("Take-latest, debounce and throttle: stories", .timeLimit(.minutes(10)))
 struct TakeLatestStories {
     // MARK: The app
 

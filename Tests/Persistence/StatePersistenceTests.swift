@@ -209,16 +209,18 @@ import Testing
         }
     }
 
-    @Test func dispatchesFromManyTasksEndInTheFileAfterFlush() async throws {
+    // Plain threads: the dispatching loops and the file writes would hold cooperative-pool threads.
+    @Test func dispatchesFromManyThreadsEndInTheFileAfterFlush() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("state.json")
             let store = Store(initialState: AppState(), reducer: Self.reducer)
             let persistence = StatePersistence(store: store, url: url, debounce: .milliseconds(1))
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<4 {
-                    group.addTask { for _ in 0..<250 { store.dispatch(Increment()) } }
+            await onThreads(5) { thread in
+                if thread < 4 {
+                    for _ in 0..<250 { store.dispatch(Increment()) }
+                } else {
+                    for _ in 0..<20 { try? persistence.flush() }
                 }
-                group.addTask { for _ in 0..<20 { try? persistence.flush() } }
             }
             try persistence.flush()
             #expect(try StatePersistence.load(AppState.self, from: url) == AppState(count: 1000))

@@ -4,7 +4,7 @@ import Testing
 
 /// A child feature (the memory game of a card app) written only against its own state, run inside
 /// the app's store through `Store.scope(_:)`.
-@Suite("Scoped stores: a child feature inside the app's store", .timeLimit(.minutes(1)))
+@Suite("Scoped stores: a child feature inside the app's store", .timeLimit(.minutes(10)))
 struct ScopedStoreTests {
     // MARK: The game feature: knows only GameState
 

@@ -3,8 +3,12 @@ import Synchronization
 import Testing
 
 extension CoreStore {
-    /// Semantics 9 under load: any task may dispatch; actions are applied one at a time, none is
+    /// Semantics 9 under load: any thread may dispatch; actions are applied one at a time, none is
     /// lost, and each subscriber sees states in commit order, never two calls at once.
+    ///
+    /// The loops run on plain threads (``onThreads(_:_:)``), not in tasks: thousands of dispatches
+    /// are long under ThreadSanitizer, and tasks would hold the cooperative pool's few threads that
+    /// long, starving every test that runs beside these.
     @Suite struct Threads {
         /// Watches one subscriber: its calls must never overlap and its values must strictly increase.
         final class OrderWatch: Sendable {
@@ -36,29 +40,26 @@ extension CoreStore {
             }
         }
 
-        @Test func eightTasksDispatchingConcurrentlyLoseNoActionAndALateSubscriberSeesEveryCommitInOrder() async throws
+        @Test func eightThreadsDispatchingConcurrentlyLoseNoActionAndALateSubscriberSeesEveryCommitInOrder()
+            async throws
         {
-            let tasks = 8
-            let perTask = 10_000
-            let total = tasks * perTask
+            let threads = 8
+            let perThread = 10_000
+            let total = threads * perThread
             let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
             let seen = Recorder<Int>()
             let overlap = OverlapDetector()
             let lateSubscription = Locked<Subscription?>(nil)
 
-            await withTaskGroup(of: Void.self) { group in
-                for task in 0..<tasks {
-                    group.addTask {
-                        for n in 0..<perTask {
-                            store.dispatch(Increment())
-                            if task == 0, n == perTask / 10 {
-                                // Attach while this task (and likely others) still has thousands to go.
-                                let subscription = store.subscribe { state in
-                                    overlap.during { seen.record(state) }
-                                }
-                                lateSubscription.withLock { $0 = subscription }
-                            }
+            await onThreads(threads) { thread in
+                for n in 0..<perThread {
+                    store.dispatch(Increment())
+                    if thread == 0, n == perThread / 10 {
+                        // Attach while this thread (and likely others) still has thousands to go.
+                        let subscription = store.subscribe { state in
+                            overlap.during { seen.record(state) }
                         }
+                        lateSubscription.withLock { $0 = subscription }
                     }
                 }
             }
@@ -66,7 +67,7 @@ extension CoreStore {
             #expect(store.state == total)
             let values = seen.values
             let first = try #require(values.first)
-            #expect(first <= total - (perTask - perTask / 10 - 1), "attached while task 0 still had work left")
+            #expect(first <= total - (perThread - perThread / 10 - 1), "attached while thread 0 still had work left")
             #expect(values.last == total)
             let breaks = CoreStore.breaks(in: values)
             let everyCommitInOrder = breaks.isEmpty
@@ -75,7 +76,7 @@ extension CoreStore {
             withExtendedLifetime(lateSubscription) {}
         }
 
-        @Test func subscribingAndCancellingWhileOtherTasksDispatchBreaksNoSubscriber() async {
+        @Test func subscribingAndCancellingWhileOtherThreadsDispatchBreaksNoSubscriber() async {
             let dispatchers = 4
             let perDispatcher = 5_000
             let total = dispatchers * perDispatcher
@@ -84,33 +85,29 @@ extension CoreStore {
             let witness = store.subscribe { witnessed.record($0) }
             let tally = Tally()
 
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<dispatchers {
-                    group.addTask {
-                        for _ in 0..<perDispatcher { store.dispatch(Increment()) }
+            await onThreads(dispatchers + 4) { thread in
+                guard thread >= dispatchers else {
+                    for _ in 0..<perDispatcher { store.dispatch(Increment()) }
+                    return
+                }
+                let churner = thread - dispatchers
+                // Keep a few alive and end them out of order, so the O(1) removal keeps
+                // moving subscribers around while commits run on other threads.
+                var alive: [(Subscription, OrderWatch)] = []
+                for round in 0..<400 {
+                    let watch = OrderWatch()
+                    alive.append((store.subscribe { watch.see($0) }, watch))
+                    if alive.count > 3 {
+                        let (subscription, ended) = alive.remove(at: (round + churner) % alive.count)
+                        if round % 2 == 0 {
+                            subscription.cancel()
+                        }  // else: released at the end of this scope
+                        tally.add(ended)
                     }
                 }
-                for churner in 0..<4 {
-                    group.addTask {
-                        // Keep a few alive and end them out of order, so the O(1) removal keeps
-                        // moving subscribers around while commits run on other threads.
-                        var alive: [(Subscription, OrderWatch)] = []
-                        for round in 0..<400 {
-                            let watch = OrderWatch()
-                            alive.append((store.subscribe { watch.see($0) }, watch))
-                            if alive.count > 3 {
-                                let (subscription, ended) = alive.remove(at: (round + churner) % alive.count)
-                                if round % 2 == 0 {
-                                    subscription.cancel()
-                                }  // else: released at the end of this scope
-                                tally.add(ended)
-                            }
-                        }
-                        for (subscription, watch) in alive {
-                            subscription.cancel()
-                            tally.add(watch)
-                        }
-                    }
+                for (subscription, watch) in alive {
+                    subscription.cancel()
+                    tally.add(watch)
                 }
             }
 
@@ -127,26 +124,23 @@ extension CoreStore {
             withExtendedLifetime(witness) {}
         }
 
-        @Test func readingTheStateFromOtherTasksDuringDispatchesSeesOnlyCommittedValues() async {
+        @Test func readingTheStateFromOtherThreadsDuringDispatchesSeesOnlyCommittedValues() async {
             let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
             let disorders = Atomic<Int>(0)
 
-            await withTaskGroup(of: Int.self) { group in
-                group.addTask {
+            await onThreads(2) { thread in
+                guard thread == 1 else {
                     for _ in 0..<20_000 { store.dispatch(Increment()) }
-                    return 0
+                    return
                 }
-                group.addTask {
-                    var last = 0
-                    var outOfOrder = 0
-                    for _ in 0..<20_000 {
-                        let now = store.state
-                        if now < last || now > 20_000 { outOfOrder += 1 }
-                        last = now
-                    }
-                    return outOfOrder
+                var last = 0
+                var outOfOrder = 0
+                for _ in 0..<20_000 {
+                    let now = store.state
+                    if now < last || now > 20_000 { outOfOrder += 1 }
+                    last = now
                 }
-                for await outOfOrder in group { disorders.add(outOfOrder, ordering: .relaxed) }
+                disorders.add(outOfOrder, ordering: .relaxed)
             }
 
             #expect(disorders.load(ordering: .relaxed) == 0)

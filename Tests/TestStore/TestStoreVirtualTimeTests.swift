@@ -121,6 +121,8 @@ struct TestStoreVirtualTimeTests {
             try await clock.sleep(for: .seconds(1))
             // Work that holds its thread for 2 ms of real time (decoding a response, say): a
             // clock that trusted a few yields would advance past +2 s before the next sleep starts.
+            // It must hold the task's own pool thread (work done elsewhere, awaited, would be a
+            // suspension, another case); 2 ms is too short to starve anything beside it.
             _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(2))
             try await clock.sleep(for: .seconds(1))
             log.record("2 s at \(clock.now)")

@@ -1,0 +1,34 @@
+import Testing
+
+/// The test helpers' own promises: a wait that never ends fails, by name, once the pool has run
+/// for its timeout; work that ends is returned as is.
+@Suite("Test support: deadlines and threads")
+struct DeadlineTests {
+    @Test("a wait nobody ends fails once the pool ran for its timeout, naming what was awaited")
+    func aHangFails() async throws {
+        // Beside a parallel suite on a loaded machine the pool may also be silent for the 3 s of
+        // the stall rule (queued behind hundreds of tests): either failure is a hang caught.
+        let never = GraphStories.Latch()
+        let error = await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(0.3, "a latch nobody opens") { await never.wait() }
+        }
+        #expect(error?.description.contains("a latch nobody opens") == true)
+        never.open()
+    }
+
+    @Test("work that finishes is returned, and its error thrown")
+    func workThatEndsIsReturned() async throws {
+        // 10 s, not less: the work needs one turn of a pool that may be busy with hundreds of tests.
+        #expect(try await withDeadline(10, "an answer") { 42 } == 42)
+        struct Offline: Error {}
+        await #expect(throws: Offline.self) { try await withDeadline(10, "a failure") { throw Offline() } }
+    }
+
+    @Test("onThreads runs every body on its own plain thread and returns after the last")
+    func onThreadsRunsEveryBody() async {
+        let seen = CoreStore.Recorder<Int>()
+        await onThreads(6) { index in seen.record(index) }
+        #expect(seen.values.sorted() == Array(0..<6))
+        #expect(await onThread { 7 * 6 } == 42)
+    }
+}
