@@ -89,6 +89,11 @@ final class PoolTime: Sendable {
     /// Now.
     var now: Mark { Mark(wall: .now(), beats: state.withLock { $0.beats }) }
 
+    /// Whether `window` of pool time has passed since `start` (see the type's description).
+    func hasPassed(_ window: Duration, since start: Mark) -> Bool {
+        Self.hasPassed(window, since: start, wall: .now(), beats: state.withLock { $0.beats })
+    }
+
     /// Expires `gate` once `window` of pool time has passed since `start` (unless it opens first).
     func expire(_ gate: DeadlineGate, window: Duration, from start: Mark) {
         let startTimer = state.withLock { state -> Bool in
