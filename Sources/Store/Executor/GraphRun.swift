@@ -90,8 +90,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// the run's sync work is scheduled at that moment and no other thread is applying actions, this
     /// thread applies it before `cancel()` returns (or, called from a subscriber or middleware of the
     /// store, right after the current action); otherwise the thread that applies actions applies it,
-    /// after the run's sync work in hand, before it leaves the pipeline. The only wait: a fallback
-    /// of this run that another thread's reducer is applying at this moment completes first.
+    /// after the run's sync work in hand, before it leaves the pipeline. The only wait: a reducer
+    /// call in progress on another thread at this moment (one call; reducers are pure) completes
+    /// first, so that none of this run's fallbacks is being reduced once `cancel()` returns.
     public func cancel() {
         cancel(byStoreRelease: false)
     }
