@@ -22,7 +22,7 @@ final class DeadlineGate: Sendable {
     /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
     /// `start`, has passed (returns `false`).
     func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
-        PoolTime.shared.expire(self, window: window, from: start)
+        PoolTime.shared.expire(self, window: window, from: start, priority: Task.currentPriority)
         return await withCheckedContinuation { continuation in
             let early = gate.withLock { gate -> Bool? in
                 if let result = gate.result { return result }
@@ -77,7 +77,7 @@ final class PoolTime: Sendable {
     private struct State {
         var beats: UInt64 = 0
         var probeInFlight = false
-        var pending: [(gate: DeadlineGate, window: Duration, start: Mark)] = []
+        var pending: [(gate: DeadlineGate, window: Duration, start: Mark, priority: TaskPriority)] = []
         var timer: (any DispatchSourceTimer)?
     }
 
@@ -95,9 +95,11 @@ final class PoolTime: Sendable {
     }
 
     /// Expires `gate` once `window` of pool time has passed since `start` (unless it opens first).
-    func expire(_ gate: DeadlineGate, window: Duration, from start: Mark) {
+    /// The probes run at the lowest `priority` of the pending waits: a probe of higher priority
+    /// than the awaited work would run ahead of it and count time that work never had.
+    func expire(_ gate: DeadlineGate, window: Duration, from start: Mark, priority: TaskPriority) {
         let startTimer = state.withLock { state -> Bool in
-            state.pending.append((gate, window, start))
+            state.pending.append((gate, window, start, priority))
             return state.timer == nil
         }
         if startTimer { queue.async { self.startBeating() } }
@@ -120,7 +122,7 @@ final class PoolTime: Sendable {
     private func tick() {
         let wall = DispatchTime.now()
         let (probe, expired, idleTimer) = state.withLock {
-            state -> (Bool, [DeadlineGate], (any DispatchSourceTimer)?) in
+            state -> (TaskPriority?, [DeadlineGate], (any DispatchSourceTimer)?) in
             var expired: [DeadlineGate] = []
             state.pending.removeAll { entry in
                 if entry.gate.isFinished { return true }
@@ -132,17 +134,17 @@ final class PoolTime: Sendable {
             }
             if state.pending.isEmpty {
                 defer { state.timer = nil }
-                return (false, expired, state.timer)
+                return (nil, expired, state.timer)
             }
-            let probe = !state.probeInFlight
-            if probe { state.probeInFlight = true }
-            return (probe, expired, nil)
+            guard !state.probeInFlight else { return (nil, expired, nil) }
+            state.probeInFlight = true
+            return (state.pending.map(\.priority).min { $0.rawValue < $1.rawValue }, expired, nil)
         }
         idleTimer?.cancel()
         for gate in expired { gate.expire() }
-        if probe {
+        if let probe {
             // The probe: it counts only once the pool ran it.
-            Task {
+            Task(priority: probe) {
                 self.state.withLock { state in
                     state.beats += 1
                     state.probeInFlight = false

@@ -304,7 +304,8 @@ public final class VirtualClock: Clock, Sendable {
                 \(inFlightLines().joined(separator: "\n"))
                 """)
         }
-        let start = PoolTime.shared.now
+        var start = PoolTime.shared.now
+        var seenGeneration = state.withLock { $0.generation }
         while true {
             if !allCounters.isEmpty {
                 let settled = await waitForStores(timeout: limit) { sleeperCount >= count && storesAreQuiet }
@@ -312,11 +313,17 @@ public final class VirtualClock: Clock, Sendable {
                 if sleeperCount >= count { return }
                 continue
             }
+            // Alone, the clock's own events are its progress: a sleep, a wake or a cancellation
+            // starts the window again.
             let gate = DeadlineGate()
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
+            let (ready, generation) = state.withLock { state -> (Bool, UInt64) in
+                if state.sleepers.count >= count { return (true, state.generation) }
                 state.sleeperWaiters.append((count, gate))
-                return false
+                return (false, state.generation)
+            }
+            if generation != seenGeneration {
+                seenGeneration = generation
+                start = PoolTime.shared.now
             }
             if !ready {
                 guard await gate.wait(window: limit, from: start) else { throw failure() }
