@@ -58,8 +58,9 @@ final class DeadlineGate: Sendable {
 /// tiny task on the pool every `beat`, one at a time, and counts it when it runs. Pool time is the
 /// number of beats that ran, times `beat`; wall time still bounds it. A window of pool time has
 /// passed when both that much wall time and that much pool time have passed, or when wall time
-/// reached `starvationLimit` times the window (then the pool itself is stuck: a thread of it
-/// blocked for good, which no wait can outlive).
+/// reached `starvationLimit` times the window, and at least `starvationFloor` (then the pool itself
+/// is stuck: a thread of it blocked for good, which no wait can outlive; the floor keeps a short
+/// window from mistaking a machine that ran other processes for a while for a stuck pool).
 final class PoolTime: Sendable {
     /// A moment: wall time and the beats counted by then.
     struct Mark: Sendable {
@@ -73,6 +74,8 @@ final class PoolTime: Sendable {
     static let beat: Duration = .milliseconds(10)
     /// How many windows of wall time a starved pool may take before a wait gives up anyway.
     static let starvationLimit = 20
+    /// The least wall time after which a starved pool fails a wait anyway.
+    static let starvationFloor: Duration = .seconds(60)
 
     private struct State {
         var beats: UInt64 = 0
@@ -156,7 +159,8 @@ final class PoolTime: Sendable {
     private static func hasPassed(_ window: Duration, since start: Mark, wall: DispatchTime, beats: UInt64) -> Bool {
         let windowNanoseconds = nanoseconds(window)
         let wallElapsed = wall.uptimeNanoseconds &- start.wall.uptimeNanoseconds
-        if wallElapsed >= saturating(windowNanoseconds, times: UInt64(starvationLimit)) { return true }
+        let starved = max(saturating(windowNanoseconds, times: UInt64(starvationLimit)), nanoseconds(starvationFloor))
+        if wallElapsed >= starved { return true }
         let poolElapsed = saturating(beats &- start.beats, times: nanoseconds(beat))
         return wallElapsed >= windowNanoseconds && poolElapsed >= windowNanoseconds
     }
