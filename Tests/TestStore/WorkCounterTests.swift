@@ -83,12 +83,14 @@ struct WorkCounterTests {
         let unit = counter.begin("a stub awaiting something outside the store")
         #expect(await counter.wait(timeout: .milliseconds(50)) { false } == false)
 
-        // Slow work that keeps progressing (every 10 ms, for about a second): a 300 ms timeout never
-        // passes without progress, though the whole wait lasts longer than it.
+        // Slow work that keeps progressing for about a second, a step each time the pool runs it
+        // (so it is starved exactly when the wait's pool time stops): a 300 ms timeout never passes
+        // without progress, though the whole wait lasts longer than it.
         let ticker = Task {
-            for _ in 0..<100 {
-                try? await Task.sleep(for: .milliseconds(10))
+            let end = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < end {
                 counter.noteProgress()
+                await Task.yield()
             }
             unit.end()
         }
