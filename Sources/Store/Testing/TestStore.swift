@@ -142,7 +142,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                     let tracked = log.withLock { log in log.tracked.sorted { $0.key < $1.key } }
                     let held = stubs.unansweredHeldCalls().map { "  held call not answered: \($0)" }
                     let work = tracked.map { "  " + $0.value.describe(id: $0.key) }
-                    let running = counter.lines().filter { $0.hasPrefix("  running: ") }
+                    // The clock lists its sleepers itself.
+                    let running = counter.lines().filter { !$0.contains("asleep on the clock") }
                     let lines = held + work + running
                     return lines.isEmpty ? ["  no run or task in flight"] : lines
                 },
