@@ -29,6 +29,7 @@ struct PipelineMachineTests {
             switch machine.next() {
             case .apply(.action(let action, _)): work.append("mark \((action as! Mark).id)")
             case .apply(.run(let run)): work.append("run \((run as! FakeRun).name)")
+            case .free: return (work, Machine.Exit())
             case .leave(let exit): return (work, exit)
             }
         }
@@ -163,10 +164,13 @@ struct PipelineMachineTests {
                         #expect(machine.dispatch(Mark(id: nextMark), admit: nil, on: thread) == .queued)
                         continue
                     }
-                    switch machine.next() {
+                    let step = machine.next()
+                    switch step {
                     case .apply(.action(let action, _)): applied.append((action as! Mark).id)
                     case .apply(.run): Issue.record("no run was scheduled")
-                    case .leave(let exit):
+                    case .free, .leave:
+                        let exit: Machine.Exit
+                        if case .leave(let owed) = step { exit = owed } else { exit = Machine.Exit() }
                         #expect(!machine.hasQueuedWork)
                         threads[thread] = .idle
                         if exit.wakesWaitingThread { pendingWake = true }

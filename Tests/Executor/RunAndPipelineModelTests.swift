@@ -129,6 +129,7 @@ struct RunAndPipelineModelTests {
             switch pipeline.next() {
             case .apply(.run): applyingRun = true
             case .apply(.action): echoesApplied += 1
+            case .free: break
             case .leave(let exit):
                 if !exit.runsHoldingWaiters.isEmpty {
                     let waiters = held ?? []

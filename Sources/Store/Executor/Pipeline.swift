@@ -101,11 +101,10 @@ extension StoreCore {
                 case .action(let action, let admit): apply(action, admit: admit)
                 case .run(let run): run.applySyncItems()
                 }
+            case .free:
+                pipelineLock.unlock()
+                return
             case .leave(let exit):
-                if exit.isEmpty {
-                    pipelineLock.unlock()
-                    return
-                }
                 return leave(exit)
             }
         }

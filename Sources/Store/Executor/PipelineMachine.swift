@@ -40,6 +40,8 @@ struct PipelineMachine<Thread: Equatable> {
     @usableFromInline
     enum Next {
         case apply(QueuedWork)
+        /// The pipeline is free and the exit owes nothing (the common case).
+        case free
         case leave(Exit)
     }
 
@@ -133,7 +135,7 @@ struct PipelineMachine<Thread: Equatable> {
         if let work = queue.popFirst() { return .apply(work) }
         applier = nil
         if waitingThreads > 0 { exit.wakesWaitingThread = true }
-        if exit.isEmpty { return .leave(Exit()) }
+        if exit.isEmpty { return .free }
         defer { exit = Exit() }
         return .leave(exit)
     }
