@@ -43,6 +43,25 @@ enum ScopingGuideApp {
         .scope(\.game, gameReducer)
     )
 
+    // "A scope over an optional child": the game exists only while one is open.
+    struct MenuState: Equatable, Sendable {
+        var user = "ada"
+        var game: GameState? = GameState()  // nil when no game is open
+    }
+
+    struct QuitGame: Action {}
+
+    static let menuReducer = Reducer<MenuState>.combine(
+        .scope(\.game, gameReducer),  // the optional form: skipped while the game is nil
+        .on(QuitGame.self) { menu, _ in menu.game = nil }
+    )
+
+    struct CountCovers: AsyncAction {
+        func run(_ context: ActionContext<GameState?>) async throws -> Int {
+            context.state?.covers.count ?? 0  // nil once the game was quit
+        }
+    }
+
     // The third snippet.
     final class GameModel<S: StoreProtocol<GameState>> {
         let store: S
@@ -79,5 +98,31 @@ struct FeatureScopingGuideTests {
         inATest.start()
         try await inATest.store.receive(App.SetCovers.self) { $0.covers = ["birds 1", "birds 2"] }
         try await inATest.store.finish()
+    }
+
+    @Test("FeatureScoping guide: a scope over an optional child reads nil once it is gone; its work still runs")
+    func scopeOverAnOptionalChild() async throws {
+        let log = GuideApp.Lines()
+        let app = Store(
+            initialState: App.MenuState(), reducer: App.menuReducer, middleware: [.logger { log.append($0) }])
+        let game = app.scope(\.game)  // ScopedStore<GameState?>
+        game.dispatch(App.Flip(card: 1))
+        #expect(game.state?.flipped == [1])
+
+        app.dispatch(App.QuitGame())
+        #expect(game.state == nil)
+        game.dispatch(App.Flip(card: 2))  // middleware and reducer see it; the game's reducer is skipped
+        #expect(log.all.contains("action: Flip(card: 2)"))
+        #expect(app.state == App.MenuState(game: nil))
+
+        var graph = ActionGraph<App.GameState?>()
+        let count = graph.run(App.CountCovers())
+        let flip = graph.send(after: count) { count in App.Flip(card: count) }
+        let run = game.dispatch(graph)
+        let report = try await withDeadline { await run.wait() }
+        #expect(report[count].outcome == .succeeded)
+        #expect(report[flip].outcome == .succeeded, "applied, and skipped by the game's reducer")
+        #expect(try await withDeadline { try await run.value(of: count) } == 0)
+        #expect(app.state == App.MenuState(game: nil), "nothing brought the game back")
     }
 }
