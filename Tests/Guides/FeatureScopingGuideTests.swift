@@ -56,6 +56,18 @@ enum ScopingGuideApp {
         .on(QuitGame.self) { menu, _ in menu.game = nil }
     )
 
+    /// Not in the guide: an action of the game still running when the game is quit.
+    struct FlipWhenAnswered: AsyncAction {
+        let card: Int
+        let started: GuideApp.Lines
+        let answer: GuideApp.Lines
+        func run(_ context: ActionContext<GameState?>) async throws {
+            started.append("\(card)")
+            await answer.waitFor(count: 1)
+            context.dispatch(Flip(card: card))
+        }
+    }
+
     struct CountCovers: AsyncAction {
         func run(_ context: ActionContext<GameState?>) async throws -> Int {
             context.state?.covers.count ?? 0  // nil once the game was quit
@@ -106,6 +118,12 @@ struct FeatureScopingGuideTests {
         let app = Store(
             initialState: App.MenuState(), reducer: App.menuReducer, middleware: [.logger { log.append($0) }])
         let game = app.scope(\.game)  // ScopedStore<GameState?>
+        let seen = GuideApp.Lines()
+        let subscription = game.subscribe { state in seen.append(state.map { "\($0.flipped)" } ?? "nil") }
+        let started = GuideApp.Lines()
+        let answer = GuideApp.Lines()
+        let earlier = game.dispatch(App.FlipWhenAnswered(card: 9, started: started, answer: answer))
+        try await withDeadline { await started.waitFor(count: 1) }
         game.dispatch(App.Flip(card: 1))
         #expect(game.state?.flipped == [1])
 
@@ -114,6 +132,13 @@ struct FeatureScopingGuideTests {
         game.dispatch(App.Flip(card: 2))  // middleware and reducer see it; the game's reducer is skipped
         #expect(log.all.contains("action: Flip(card: 2)"))
         #expect(app.state == App.MenuState(game: nil))
+        #expect(seen.all == ["[]", "[1]", "nil", "nil"], "called with nil after every commit")
+
+        answer.append("now")  // work started before the game was quit goes on
+        try await withDeadline { try await earlier.value }
+        #expect(log.all.contains("action: Flip(card: 9)"))
+        #expect(app.state == App.MenuState(game: nil))
+        subscription.cancel()
 
         var graph = ActionGraph<App.GameState?>()
         let count = graph.run(App.CountCovers())
