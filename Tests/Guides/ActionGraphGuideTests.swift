@@ -31,6 +31,25 @@ extension GuideApp {
             #expect(store.state.feed == [Post(id: 1), Post(id: 2)])
         }
 
+        @Test("ActionGraph guide: GraphRun and Outcome are generic, their types written out")
+        func typesWrittenOut() async throws {
+            let printed = Lines()
+            @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+            let store = Store(initialState: AppState(), reducer: appReducer)
+            let home = homeGraph()
+            let graph = home.graph
+            let profile = home.profile
+
+            let run: GraphRun<AppState> = store.dispatch(graph)  // generic over the store's state
+            let outcome: Outcome<Profile> = await run.outcome(of: profile)  // over the node's response
+            if case .succeeded(let loaded) = outcome {
+                print(loaded.name)  // a Profile: no cast
+            }
+
+            _ = try await withDeadline { await run.wait() }
+            #expect(printed.all == ["Ada"])
+        }
+
         @Test("ActionGraph guide: ordering-only prerequisites and the deterministic order of ready sync nodes")
         func orderingOnly() async {
             let reached = Lines()

@@ -209,6 +209,49 @@ extension GuideApp.WithDependencies {
             #expect(store.clock.now == VirtualClock.Instant(offset: .seconds(2)))
         }
 
+        /// Diagnostics collected from any thread (the guide's "a locked array").
+        final class Diagnostics: @unchecked Sendable {
+            // @unchecked: `diagnostics` is read and written only under `lock`.
+            private let lock = NSLock()
+            private var diagnostics: [StoreDiagnostic] = []
+            func append(_ diagnostic: StoreDiagnostic) { lock.withLock { diagnostics.append(diagnostic) } }
+            var all: [StoreDiagnostic] { lock.withLock { diagnostics } }
+        }
+
+        @Test("Dependencies guide: a plain Store with its clock, its fake and its diagnostics collected")
+        func aPlainStoreWithItsClockFakeAndDiagnostics() async throws {
+            let clock = VirtualClock()
+            var dependencies = Dependencies()
+            dependencies.api = FakeAPI(publishedAtCheck: 2)
+            let diagnostics = Diagnostics()  // a locked array
+            let store = Store(
+                initialState: AppState(), reducer: GuideApp.appReducer,
+                options: StoreOptions(
+                    clock: clock, dependencies: dependencies,
+                    onDiagnostic: { diagnostics.append($0) }))
+
+            let published = store.dispatch(WaitUntilPublished(postID: 7))
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(2))
+            try await withDeadline(10, "WaitUntilPublished") { try await published.value }
+
+            var graph = ActionGraph<AppState>()
+            let profile = graph.run(FetchProfile(token: "t1"))
+            graph.send(after: profile) { profile in
+                store.dispatch(GuideApp.StartLoading())  // a mistake: `make` must be pure
+                return ProfileLoaded(profile: profile)
+            }
+            let run = store.dispatch(graph)
+            _ = try await withDeadline(10, "the profile graph") { await run.wait() }
+
+            #expect(diagnostics.all.map(\.kind) == [.dispatchFromReducer])
+            #expect(store.state.profile == Profile(name: "Ada"))  // the store went on
+            #expect(store.state.isLoading == false)
+            #expect(
+                diagnostics.all.first?.message.hasPrefix(
+                    "StartLoading was dispatched from a graph node's make closure; it was dropped.") == true)
+        }
+
         @Test("Dependencies guide: a plain Store on a VirtualClock gives it to run as context.clock")
         func plainStoreOnAVirtualClock() async throws {
             let clock = VirtualClock()

@@ -115,5 +115,77 @@ extension GuideApp {
             failures.cancel()
             slowRuns.cancel()
         }
+
+        @Test("RunEvents guide: what each event carries, and how runs and async actions are numbered")
+        func whatEachEventCarries() async throws {
+            let printed = Lines()
+            @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+            let store = Store(initialState: AppState(), reducer: appReducer)
+            await store.dispatch(Self.trendingGraph()).wait()  // nobody observes: it takes no number
+            let graph = Self.trendingGraph()
+
+            let story = store.observeEvents { event in
+                switch event {
+                case .runStarted(let run):  // StoreEvent.RunInfo
+                    print("run \(run.id) started: \(run.nodeCount) nodes")
+                case .nodeFinished(let run, let node):  // StoreEvent.RunInfo, StoreEvent.NodeInfo
+                    print("run \(run.id) node \(node.index) \(node.label) (\(node.kind)) \(node.outcome.kind)")
+                    if case .succeeded(let response) = node.outcome, let session = response as? Session {
+                        print("signed in with \(session.token)")  // Outcome<any Sendable>: cast the response
+                    }
+                case .runFinished(let run, let report):  // the report wait() returns
+                    print("run \(run.id) finished: \(report.count(of: .succeeded)) of \(run.nodeCount) succeeded")
+                case .actionStarted(let action):  // StoreEvent.AsyncActionInfo
+                    print("async \(action.id) started: \(action.name)")
+                case .actionFinished(let action, let outcome):  // Outcome<any Sendable>
+                    print("async \(action.id) \(outcome.kind)")
+                }
+            }
+
+            await store.dispatch(graph).wait()  // run #1
+            _ = try await store.dispatch(FetchProfile(token: "t1")).value  // async #2
+            story.cancel()
+
+            #expect(
+                printed.all == [
+                    "run #1 started: 3 nodes",
+                    "run #1 node 0 LogIn (async) succeeded",
+                    "signed in with token-ada",
+                    "run #1 node 1 FetchTrending (async) failed",
+                    "run #1 node 2 ShowHome (sync) skipped",
+                    "run #1 finished: 1 of 3 succeeded",
+                    "async #2 started: FetchProfile",
+                    "async #2 succeeded",
+                ])
+        }
+
+        @Test("RunEvents guide: GraphRun and Outcome are generic, an event's id is a StoreEvent.ID")
+        func typesSpelledOut() async throws {
+            let store = Store(initialState: AppState(), reducer: appReducer)
+            let ids = IDs()
+            let subscription = store.observeEvents { event in
+                if case .runStarted(let run) = event { ids.append(run.id) }
+                if case .actionStarted(let action) = event { ids.append(action.id) }
+            }
+            let home = homeGraph()
+            let run: GraphRun<AppState> = store.dispatch(home.graph)
+            let profile: Outcome<Profile> = await run.outcome(of: home.profile)
+            #expect(profile.value == Profile(name: "Ada"))
+            _ = await run.wait()
+            _ = try await store.dispatch(FetchProfile(token: "t1")).value
+            await store.dispatch(home.graph).wait()
+            subscription.cancel()
+            #expect(ids.all.map(\.rawValue) == [1, 2, 3])
+            #expect(ids.all == ids.all.sorted())
+            #expect(ids.all.first == StoreEvent.ID(rawValue: 1))
+        }
+
+        final class IDs: @unchecked Sendable {
+            // @unchecked: `ids` is read and written only under `lock`.
+            private let lock = NSLock()
+            private var ids: [StoreEvent.ID] = []
+            func append(_ id: StoreEvent.ID) { lock.withLock { ids.append(id) } }
+            var all: [StoreEvent.ID] { lock.withLock { ids } }
+        }
     }
 }

@@ -273,5 +273,42 @@ extension GuideApp {
             }
             try await store.finish()
         }
+
+        @Test("TestingWithTestStore guide: finish() after the test moved the clock past a debounce")
+        func finishAfterTheDebounce() async throws {
+            typealias SearchState = SearchGuideApp.SearchState
+            typealias Search = SearchGuideApp.Search
+            typealias SetResults = SearchGuideApp.SetResults
+            typealias SearchID = SearchGuideApp.SearchID
+            let searchReducer = SearchGuideApp.searchReducer
+            let searchGraph = SearchGuideApp.searchGraph
+
+            let store = TestStore(initialState: SearchState(), reducer: searchReducer)
+            store.stub(Search.self) { search in ["\(search.text) 1"] }
+            store.dispatch(searchGraph("ore"), id: SearchID.search, policy: .debounce(.milliseconds(300)))
+
+            try await store.clock.waitForSleepers(1)  // the debounce sleeps on the test's clock...
+            await store.clock.advance(by: .milliseconds(300))  // ...until the test moves it
+            try await store.receive(SetResults(results: ["ore 1"])) { $0.results = ["ore 1"] }
+            try await store.finish()
+        }
+
+        @Test("TestingWithTestStore guide: finish() with a debounce pending fails, naming the sleeper")
+        func finishWithADebouncePendingFails() async throws {
+            let store = TestStore(initialState: SearchGuideApp.SearchState(), reducer: SearchGuideApp.searchReducer)
+            store.stub(SearchGuideApp.Search.self) { search in ["\(search.text) 1"] }
+            store.dispatch(
+                SearchGuideApp.searchGraph("ore"), id: SearchGuideApp.SearchID.search,
+                policy: .debounce(.milliseconds(300)))
+
+            let failure = await #expect(throws: TestStoreFailure.self) {
+                try await store.finish(timeout: .milliseconds(200))
+            }
+            #expect(failure?.message.contains("asleep on the clock until +0.3 seconds") == true)
+
+            store.cancel(id: SearchGuideApp.SearchID.search)  // or: drop the pending search
+            try await store.finish()
+            #expect(store.calls(to: SearchGuideApp.Search.self).isEmpty)
+        }
     }
 }

@@ -58,8 +58,10 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// report is the one ``GraphRun/wait()`` returns.
     case runFinished(RunInfo, GraphReport)
 
-    /// Tells one run or async action from another, within one store: numbered from 1 in the order
-    /// they were dispatched, runs and async actions alike.
+    /// Tells one run or async action from another, within one store: runs and async actions share
+    /// one sequence, numbered from 1 in the order they start (a run dispatched under an id with a
+    /// debounce or throttle, once its wait is over). Only reported work takes a number: work
+    /// dispatched while the store had no event observer has none.
     public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible {
         /// The number.
         public let rawValue: UInt64

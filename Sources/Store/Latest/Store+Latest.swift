@@ -8,7 +8,7 @@ extension Store {
     /// ```
     ///
     /// Work the policy cancels ends as cancelled work does (its ``ActionTask`` throws
-    /// `CancellationError`), and from then on every sync action its `run` dispatches through its
+    /// `CancellationError`, unless its `run` had started and returned anyway), and from then on every sync action its `run` dispatches through its
     /// context is dropped, even when `run` ignores cancellation: a stale response never reaches the
     /// state. Waits (debounce, throttle) are on the store's clock, so a ``VirtualClock`` drives them
     /// in tests. A ``KeyedAsyncAction`` still shares its call with other dispatches of the same key.
