@@ -22,7 +22,7 @@ final class DeadlineGate: Sendable {
     /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
     /// `start`, has passed (returns `false`).
     func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
-        PoolTime.shared.expire(self, window: window, from: start)
+        PoolTime.shared.expire(self, window: window, from: start, priority: Task.currentPriority)
         return await withCheckedContinuation { continuation in
             let early = gate.withLock { gate -> Bool? in
                 if let result = gate.result { return result }
@@ -55,8 +55,7 @@ final class DeadlineGate: Sendable {
 /// Time as the cooperative thread pool lives it, for the deadlines of test waits.
 ///
 /// While a wait is pending, a Dispatch timer (on Dispatch's own threads, outside the pool) puts a
-/// tiny task of the lowest priority on the pool every `beat`, one at a time, and counts it when it
-/// runs. Pool time is the
+/// tiny task on the pool every `beat`, one at a time, and counts it when it runs. Pool time is the
 /// number of beats that ran, times `beat`; wall time still bounds it. A window of pool time has
 /// passed when both that much wall time and that much pool time have passed, or when wall time
 /// reached `starvationLimit` times the window, and at least `starvationFloor` (then the pool itself
@@ -81,7 +80,7 @@ final class PoolTime: Sendable {
     private struct State {
         var beats: UInt64 = 0
         var probeInFlight = false
-        var pending: [(gate: DeadlineGate, window: Duration, start: Mark)] = []
+        var pending: [(gate: DeadlineGate, window: Duration, start: Mark, priority: TaskPriority)] = []
         var timer: (any DispatchSourceTimer)?
     }
 
@@ -99,9 +98,11 @@ final class PoolTime: Sendable {
     }
 
     /// Expires `gate` once `window` of pool time has passed since `start` (unless it opens first).
-    func expire(_ gate: DeadlineGate, window: Duration, from start: Mark) {
+    /// The probes run at the lowest `priority` of the pending waits: a probe of higher priority
+    /// than the awaited work would run ahead of it and count time that work never had.
+    func expire(_ gate: DeadlineGate, window: Duration, from start: Mark, priority: TaskPriority) {
         let startTimer = state.withLock { state -> Bool in
-            state.pending.append((gate, window, start))
+            state.pending.append((gate, window, start, priority))
             return state.timer == nil
         }
         if startTimer { queue.async { self.startBeating() } }
@@ -124,7 +125,7 @@ final class PoolTime: Sendable {
     private func tick() {
         let wall = DispatchTime.now()
         let (probe, expired, idleTimer) = state.withLock {
-            state -> (Bool, [DeadlineGate], (any DispatchSourceTimer)?) in
+            state -> (TaskPriority?, [DeadlineGate], (any DispatchSourceTimer)?) in
             var expired: [DeadlineGate] = []
             state.pending.removeAll { entry in
                 if entry.gate.isFinished { return true }
@@ -136,19 +137,17 @@ final class PoolTime: Sendable {
             }
             if state.pending.isEmpty {
                 defer { state.timer = nil }
-                return (false, expired, state.timer)
+                return (nil, expired, state.timer)
             }
-            guard !state.probeInFlight else { return (false, expired, nil) }
+            guard !state.probeInFlight else { return (nil, expired, nil) }
             state.probeInFlight = true
-            return (true, expired, nil)
+            return (state.pending.map(\.priority).min { $0.rawValue < $1.rawValue }, expired, nil)
         }
         idleTimer?.cancel()
         for gate in expired { gate.expire() }
-        if probe {
-            // The probe counts only once the pool ran it, and at the lowest priority, so that it
-            // never runs ahead of the work a wait awaits, whatever that work's priority: a beat
-            // means the pool had room for everything queued before it.
-            Task(priority: .background) {
+        if let probe {
+            // The probe: it counts only once the pool ran it.
+            Task(priority: probe) {
                 self.state.withLock { state in
                     state.beats += 1
                     state.probeInFlight = false
