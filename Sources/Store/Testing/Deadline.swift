@@ -22,7 +22,7 @@ final class DeadlineGate: Sendable {
     /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
     /// `start`, has passed (returns `false`).
     func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
-        PoolTime.shared.expire(self, window: window, from: start, priority: Task.currentPriority)
+        PoolTime.shared.expire(self, window: window, from: start, priority: Task.basePriority ?? .medium)
         return await withCheckedContinuation { continuation in
             let early = gate.withLock { gate -> Bool? in
                 if let result = gate.result { return result }
@@ -98,8 +98,10 @@ final class PoolTime: Sendable {
     }
 
     /// Expires `gate` once `window` of pool time has passed since `start` (unless it opens first).
-    /// The probes run at the lowest `priority` of the pending waits: a probe of higher priority
-    /// than the awaited work would run ahead of it and count time that work never had.
+    /// The probes run at the lowest `priority` of the pending waits, each the waiting task's base
+    /// priority (not one raised by whoever awaits it): the priority the work it started inherited,
+    /// so that probes and that work share one queue of the pool. A probe of another priority is
+    /// served by other threads, or ahead of that work, and counts time the work never had.
     func expire(_ gate: DeadlineGate, window: Duration, from start: Mark, priority: TaskPriority) {
         let startTimer = state.withLock { state -> Bool in
             state.pending.append((gate, window, start, priority))
