@@ -56,7 +56,9 @@ extension GuideApp {
             #expect(
                 runLines.dropLast() == [
                     "run #1 started: 3 nodes",
+                    "run #1 node 0 LogIn started, attempt 1",
                     "run #1 node 0 LogIn succeeded",
+                    "run #1 node 1 FetchTrending started, attempt 1",
                     "run #1 node 1 FetchTrending failed: Offline()",
                     "run #1 node 2 ShowHome skipped",
                 ])
@@ -65,7 +67,7 @@ extension GuideApp {
                     == true)
             #expect(printed.all.last == runLines.last, "wait() returned after the last line")
             #expect(printed.all.contains(#"action: ShowBanner(message: "could not load trending posts")"#))
-            #expect(printed.all.count == 7)
+            #expect(printed.all.count == 9)
         }
 
         @Test("RunEvents guide: observers of failures and slow runs")
