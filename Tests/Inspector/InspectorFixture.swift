@@ -85,18 +85,31 @@ enum InspectorApp {
         return graph
     }
 
-    /// Records the story: a sync dispatch, the home graph, then edits of the feed and tags.
-    static func record(options: InspectorOptions<AppState> = InspectorOptions()) async -> InspectorRecorder<AppState> {
+    /// Log in, then the profile, then home with an empty feed: no retry, so a `TestStore` replays
+    /// it without moving its clock.
+    static func plainGraph() -> ActionGraph<AppState> {
+        var graph = ActionGraph<AppState>()
+        let session = graph.run(LogIn(user: "ada", password: "lovelace"))
+        graph.send(after: session) { session in SignedIn(session: session) }
+        let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
+        graph.send(after: profile) { profile in ShowHome(profile: profile, feed: []) }
+        return graph
+    }
+
+    /// Records the story: a sync dispatch, a graph, then edits of the feed and tags.
+    static func record(
+        options: InspectorOptions<AppState> = InspectorOptions(), graph: ActionGraph<AppState> = homeGraph()
+    ) async -> (inspector: InspectorRecorder<AppState>, state: AppState) {
         let inspector = InspectorRecorder<AppState>(options: options)
         let store = Store(
             initialState: AppState(), reducer: reducer, middleware: [inspector.middleware],
             options: inspector.storeOptions())
         store.dispatch(StartLoading())
-        await store.dispatch(homeGraph()).wait()
+        await store.dispatch(graph).wait()
         store.dispatch(AddPost(post: Post(id: 3, text: "middle"), at: 1))
         store.dispatch(RemovePost(id: 1))
         store.dispatch(Tag(name: "swift", count: 2))
         store.dispatch(Nothing())
-        return inspector
+        return (inspector, store.state)
     }
 }

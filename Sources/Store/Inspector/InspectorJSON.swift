@@ -3,45 +3,62 @@
 /// the element (`</script>`), open a comment (`<!--`) or end a JavaScript line. JSON allows those
 /// characters only inside strings, so escaping them there escapes them everywhere.
 struct JSONText {
-    private(set) var text = ""
+    /// The text as UTF-8: appending bytes is what writing megabytes of escaped strings costs least.
+    private var bytes: [UInt8] = []
 
     init() {
-        text.reserveCapacity(1 << 16)
+        bytes.reserveCapacity(1 << 16)
     }
 
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
     mutating func raw(_ literal: String) {
-        text += literal
+        bytes.append(contentsOf: literal.utf8)
     }
 
     mutating func string(_ value: String) {
-        text += "\""
-        var run = ""  // characters that need no escape, appended at once
-        for scalar in value.unicodeScalars {
-            let escape: String? =
-                switch scalar {
-                case "\"": "\\\""
-                case "\\": "\\\\"
-                case "\n": "\\n"
-                case "\r": "\\r"
-                case "\t": "\\t"
-                case "<": "\\u003c"
-                case ">": "\\u003e"
-                case "&": "\\u0026"
-                case "\u{2028}": "\\u2028"
-                case "\u{2029}": "\\u2029"
-                default:
-                    scalar.value < 0x20 || scalar.value == 0x7F ? Self.unicodeEscape(scalar.value) : nil
+        bytes.append(UInt8(ascii: "\""))
+        // Runs of bytes that need no escape are appended whole; every cut is at an ASCII byte or at
+        // the lead byte of U+2028/U+2029, so each run is whole characters' scalars.
+        let utf8 = value.utf8
+        var runStart = utf8.startIndex
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            var escape: String?
+            var length = 1
+            switch byte {
+            case UInt8(ascii: "\""): escape = "\\\""
+            case UInt8(ascii: "\\"): escape = "\\\\"
+            case UInt8(ascii: "\n"): escape = "\\n"
+            case UInt8(ascii: "\r"): escape = "\\r"
+            case UInt8(ascii: "\t"): escape = "\\t"
+            case UInt8(ascii: "<"): escape = "\\u003c"
+            case UInt8(ascii: ">"): escape = "\\u003e"
+            case UInt8(ascii: "&"): escape = "\\u0026"
+            case 0..<0x20, 0x7F: escape = Self.unicodeEscape(UInt32(byte))
+            case 0xE2:
+                let second = utf8.index(after: index)
+                if second != utf8.endIndex, utf8[second] == 0x80 {
+                    let third = utf8.index(after: second)
+                    if third != utf8.endIndex, utf8[third] == 0xA8 || utf8[third] == 0xA9 {
+                        escape = utf8[third] == 0xA8 ? "\\u2028" : "\\u2029"
+                        length = 3
+                    }
                 }
+            default: break
+            }
             if let escape {
-                text += run
-                run = ""
-                text += escape
+                bytes.append(contentsOf: value.utf8[runStart..<index])
+                bytes.append(contentsOf: escape.utf8)
+                index = utf8.index(index, offsetBy: length)
+                runStart = index
             } else {
-                run.unicodeScalars.append(scalar)
+                index = utf8.index(after: index)
             }
         }
-        text += run
-        text += "\""
+        bytes.append(contentsOf: value.utf8[runStart..<index])
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private static func unicodeEscape(_ value: UInt32) -> String {
@@ -50,7 +67,7 @@ struct JSONText {
     }
 
     mutating func number(_ value: Int) {
-        text += String(value)
+        raw(String(value))
     }
 
     /// A duration in milliseconds, with microsecond precision.
@@ -60,7 +77,7 @@ struct JSONText {
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         let whole = microseconds / 1_000
         let fraction = abs(microseconds % 1_000)
-        text += fraction == 0 ? String(whole) : "\(whole).\(String(1_000 + fraction).dropFirst())"
+        raw(fraction == 0 ? String(whole) : "\(whole).\(String(1_000 + fraction).dropFirst())")
     }
 
     mutating func optionalString(_ value: String?) {
@@ -73,23 +90,23 @@ struct JSONText {
 
     /// `[a, b, ...]`, each written by `body`.
     mutating func array<Element>(_ elements: some Sequence<Element>, _ body: (inout JSONText, Element) -> Void) {
-        text += "["
+        raw("[")
         var first = true
         for element in elements {
-            if !first { text += "," }
+            if !first { raw(",") }
             first = false
             body(&self, element)
         }
-        text += "]"
+        raw("]")
     }
 
     /// `{"key": value, ...}`, in the order given.
     mutating func object(_ body: (inout ObjectWriter) -> Void) {
         var writer = ObjectWriter(json: self)
-        text = ""
-        writer.json.text += "{"
+        bytes = []
+        writer.json.raw("{")
         body(&writer)
-        writer.json.text += "}"
+        writer.json.raw("}")
         self = writer.json
     }
 
@@ -102,10 +119,10 @@ struct JSONText {
         }
 
         mutating func field(_ key: String, _ body: (inout JSONText) -> Void) {
-            if !first { json.text += "," }
+            if !first { json.raw(",") }
             first = false
             json.string(key)
-            json.text += ":"
+            json.raw(":")
             body(&json)
         }
     }

@@ -91,17 +91,30 @@ extension InspectorRecording {
         for action in asyncActions { ends.append((action.end?.at ?? .max, action.name, action.end)) }
         for end in ends.sorted(by: { $0.at < $1.at }) { add(end.type, end.end) }
 
-        return order.map { type in
-            let list = answers[type] ?? []
-            if list.count == 1 || Set(list.map(Self.answer)).count == 1, let first = list.first {
-                if first.outcome == .failed {
-                    return "    store.stub(\(type).self, throwing: \(Self.literal(first.error ?? .redacted)))"
-                }
-                return "    store.stub(\(type).self, with: \(first.response.map(Self.literal) ?? "()"))"
+        var retried: [String: Int] = [:]
+        for run in runs {
+            for node in run.nodes where node.kind == .async && node.attempts.count > 1 {
+                retried[node.typeName, default: 0] += node.attempts.count - 1
             }
-            let results = list.map(Self.answer).joined(separator: ", ")
-            return "    store.stub(\(type).self, sequence: [\(results)])"
         }
+        return order.flatMap { type -> [String] in
+            let list = answers[type] ?? []
+            let note = retried[type].map {
+                "    // \(type): \($0) earlier tries failed; the recording keeps each node's last answer only"
+            }
+            return (note.map { [$0] } ?? []) + [stub(type, list)]
+        }
+    }
+
+    private func stub(_ type: String, _ list: [InspectorNodeEnd]) -> String {
+        if Set(list.map(Self.answer)).count == 1, let first = list.first {
+            if first.outcome == .failed {
+                return "    store.stub(\(type).self, throwing: \(Self.literal(first.error ?? .redacted)))"
+            }
+            return "    store.stub(\(type).self, with: \(first.response.map(Self.literal) ?? "()"))"
+        }
+        let results = list.map(Self.answer).joined(separator: ", ")
+        return "    store.stub(\(type).self, sequence: [\(results)])"
     }
 
     private static func answer(_ end: InspectorNodeEnd) -> String {

@@ -81,7 +81,7 @@ indirect enum InspectorValue: Sendable, Hashable {
         }
         switch self {
         case .string(let string, let truncatedFrom):
-            text += SwiftLiteral.string(string)
+            text += SwiftLiteral.string(string.utf8.count > budget ? String(string.prefix(budget)) + "…" : string)
             if let truncatedFrom { text += " /* \(truncatedFrom) characters, cut */" }
         case .leaf(_, let leafText): text += leafText
         case .structure(let type, let fields):
@@ -261,6 +261,7 @@ struct Describer: Sendable {
 enum SwiftLiteral {
     /// `text` as a Swift string literal, every character that could end or bend it escaped.
     static func string(_ text: String) -> String {
+        if !text.unicodeScalars.contains(where: needsEscape) { return "\"" + text + "\"" }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -282,5 +283,11 @@ enum SwiftLiteral {
             }
         }
         return out + "\""
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
+            || (0x2028...0x2029).contains(scalar.value) || (0x200E...0x200F).contains(scalar.value)
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }
