@@ -5,7 +5,8 @@ extension InspectorPage {
         "use strict";
         (function () {
           const D = JSON.parse(document.getElementById("inspector-data").textContent);
-          const steps = D.steps; // [number, timeMs, type, action, edits, origin]
+          const steps = D.steps; // [number, timeMs, type, action, edits, origin, store (negative: a new store starts)]
+          const storeName = (n) => (D.stores > 1 ? " in store #" + Math.abs(n) : "");
           const $ = (id) => document.getElementById(id);
           function el(tag, cls, text) {
             const e = document.createElement(tag);
@@ -243,7 +244,7 @@ extension InspectorPage {
           frag.appendChild(zero);
           rows.push(zero);
           steps.forEach((s, i) => {
-            const r = el("div", "step" + (s[4].length ? "" : " nochange"));
+            const r = el("div", "step" + (s[4].length ? "" : " nochange") + (s[6] < 0 ? " newstore" : ""));
             r.dataset.index = String(i + 1);
             r.appendChild(el("span", "n", s[0]));
             r.appendChild(el("span", "t", s[2]));
@@ -313,7 +314,8 @@ extension InspectorPage {
             box.textContent = "";
             const s = selected ? steps[selected - 1] : null;
             $("stephead").textContent = s ? "Step " + s[0] + ": " + s[2] + " at " + s[1].toFixed(3) + " ms" +
-              (s[5] ? " · from run #" + s[5][0] + (s[5][1] != null ? " node " + s[5][1] : "") + " (" + s[5][2] + ")" : "") : "The state before the first step";
+              (s[5] ? " · from run #" + s[5][0] + storeName(s[6]) + (s[5][1] != null ? " node " + s[5][1] : "") + " (" + s[5][2] + ")" : "") +
+              (s[6] < 0 ? " · the recording of another store begins: its diff is that store's initial state" : "") : "The state before the first step";
             if (tab === "action") {
               box.appendChild(s ? treeBox(s[3]) : el("p", "muted", "No action: this is the initial state."));
             } else if (tab === "state") {
@@ -337,6 +339,12 @@ extension InspectorPage {
             selected = Math.max(0, Math.min(i, steps.length));
             rows[selected].classList.add("selected");
             rows[selected].scrollIntoView({ block: "nearest" });
+        const origin = selected ? steps[selected - 1][5] : null;
+        if (origin) {
+          const store = Math.abs(steps[selected - 1][6]);
+          const found = D.runs.findIndex((r) => r.id === origin[0] && r.store === store);
+          if (found >= 0 && found !== runIndex) { runIndex = found; chosenNode = null; }
+        }
             renderStep();
             renderRun();
           }
@@ -347,12 +355,12 @@ extension InspectorPage {
           let zoom = 1;
           const runList = $("runs");
           D.runs.forEach((run, i) => {
-            const b = el("button", null, "run #" + run.id + " · " + run.nodes.length + " nodes");
+            const b = el("button", null, "run #" + run.id + storeName(run.store) + " · " + run.nodes.length + " nodes");
             b.addEventListener("click", () => { runIndex = i; chosenNode = null; renderRun(); });
             runList.appendChild(b);
           });
           D.asyncActions.forEach((a) => {
-            const b = el("button", null, "async #" + a.id + " " + a.name + (a.end ? " · " + a.end.outcome : ""));
+            const b = el("button", null, "async #" + a.id + storeName(a.store) + " " + a.name + (a.end ? " · " + a.end.outcome : ""));
             b.addEventListener("click", () => showAsync(a));
             runList.appendChild(b);
           });
@@ -375,7 +383,7 @@ extension InspectorPage {
             const run = D.runs[runIndex];
             const at = stepNumber();
             [...runList.children].forEach((b, i) => b.classList.toggle("on", i === runIndex));
-            $("runhead").textContent = "Run #" + run.id + " at step " + at + (run.summary ? " · " + run.summary : " · still running when recorded");
+            $("runhead").textContent = "Run #" + run.id + storeName(run.store) + " at step " + at + (run.summary ? " · " + run.summary : " · still running when recorded");
             const W = 170, H = 38, GX = 60, GY = 22;
             const width = Math.max(1, run.layers) * (W + GX) + 20, height = Math.max(1, run.rows) * (H + GY) + 20;
             const svg = sv("svg", { width, height, viewBox: "0 0 " + width + " " + height, id: "dag" });

@@ -60,6 +60,7 @@ enum InspectorPage {
         .step .t { overflow: hidden; text-overflow: ellipsis; }
         .step .o { color: var(--muted); font-size: 11px; }
         .step.nochange .t { color: var(--muted); }
+        .step.newstore { border-top: 2px solid var(--text); font-weight: 600; }
         .step.hidden { display: none; }
         #count { color: var(--muted); }
         #content { overflow: auto; padding: 10px 14px; min-width: 0; }

@@ -24,7 +24,9 @@ import Foundation
 /// dropped, and the page says how many. Values are redacted as the options say before they are
 /// recorded. Redaction closures and `Mirror` run outside the recorder's lock.
 ///
-/// One recorder records one store.
+/// One recorder can record several stores one after the other (as the Example does, a store per
+/// scenario): call ``storeOptions(_:)`` for each new store, and the page marks where each begins
+/// with a step named `store #2`, whose diff is the new store's initial state.
 public final class InspectorRecorder<State: Sendable>: Sendable {
     private let storage: LockedValue<InspectorStorage<State>>
     private let options: InspectorOptions<State>
@@ -48,10 +50,25 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
         self.options = options
         self.origin = origin
         self.middleware = Middleware { action, context, next in
-            if storage.withLock({ $0.previous == nil }) {
+            let (isFirst, storeChanged) = storage.withLock { ($0.previous == nil, $0.storeChanged) }
+            if isFirst {
                 let initial = options.redacted(context.state)
                 let tree = describer.describe(initial, depth: 0)
                 storage.withLock { $0.start(initial, tree) }
+            } else if storeChanged {
+                // Another store: a step from the last store's state to this one's.
+                let time = origin.duration(to: .now)
+                let initial = options.redacted(context.state)
+                if let previous = storage.withLock({ $0.previous }) {
+                    let patch = PatchBuilder(describer: describer).patch(from: previous, to: initial)
+                    storage.withLock { storage in
+                        let step = InspectorStep(
+                            number: 0, time: time, actionType: "store #\(storage.store)",
+                            action: .structure(type: "store #\(storage.store)", fields: []), patch: patch, origin: nil,
+                            store: max(storage.store, 1), startsStore: true)
+                        storage.append(step, state: initial)
+                    }
+                }
             }
             next(action)
             let time = origin.duration(to: .now)
@@ -61,10 +78,12 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
             let state = options.redacted(context.state)
             guard let previous = storage.withLock({ $0.previous }) else { return }
             let patch = PatchBuilder(describer: describer).patch(from: previous, to: state)
-            let step = InspectorStep(
-                number: 0, time: time, actionType: String(describing: type(of: recorded)), action: actionTree,
-                patch: patch, origin: from)
-            storage.withLock { $0.append(step, state: state) }
+            storage.withLock { storage in
+                let step = InspectorStep(
+                    number: 0, time: time, actionType: String(describing: type(of: recorded)), action: actionTree,
+                    patch: patch, origin: from, store: max(storage.store, 1), startsStore: false)
+                storage.append(step, state: state)
+            }
         }
         self.onEvent = { event in
             let time = origin.duration(to: .now)
@@ -74,8 +93,9 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
     }
 
     /// `base` with ``onEvent`` added to its event observer (the one already there is still called,
-    /// first).
+    /// first), for a new store: from now on, recorded actions and events are this store's.
     public func storeOptions(_ base: StoreOptions = StoreOptions()) -> StoreOptions {
+        storage.withLock { $0.newStore() }
         var options = base
         let earlier = base.onEvent
         let onEvent = self.onEvent
@@ -125,6 +145,19 @@ struct InspectorStorage<State: Sendable>: Sendable {
     var asyncActions: [UInt64: InspectorAsyncAction] = [:]
     var droppedRuns = 0
     var droppedAsyncActions = 0
+    /// The store being recorded, from 1, and the one of the last step.
+    var store = 0
+    var lastStepStore = 0
+
+    /// The next action comes from another store than the last step.
+    var storeChanged: Bool { store != lastStepStore && stepCount > 0 }
+
+    mutating func newStore() {
+        store += 1
+    }
+
+    /// Runs and async actions are numbered per store: the key tells stores apart.
+    private var storeKey: UInt64 { UInt64(max(store, 1)) << 40 }
 
     init(options: InspectorOptions<State>) {
         maximumSteps = max(1, options.maximumSteps)
@@ -139,6 +172,7 @@ struct InspectorStorage<State: Sendable>: Sendable {
 
     mutating func append(_ step: InspectorStep, state: State) {
         stepCount += 1
+        lastStepStore = store
         var step = step
         step.number = stepCount
         steps.append(step)
@@ -156,22 +190,28 @@ struct InspectorStorage<State: Sendable>: Sendable {
 
     mutating func record(_ record: InspectorEventRecord) {
         let at = stepCount
+        let store = max(self.store, 1)
         switch record {
         case .runStarted(let id, let run):
+            let id = id | storeKey
             var run = run
             run.startAt = at
+            run.store = store
             runs[id] = run
             if runs.count > maximumRuns, let oldest = runs.keys.min() {
                 runs[oldest] = nil
                 droppedRuns += 1
             }
         case .nodeStarted(let id, let node, var attempt):
+            let id = id | storeKey
             attempt.at = at
             runs[id]?.nodes[node].attempts.append(attempt)
         case .nodeFinished(let id, let node, var end):
+            let id = id | storeKey
             end.at = at
             runs[id]?.nodes[node].end = end
         case .runFinished(let id, let finish):
+            let id = id | storeKey
             guard var run = runs[id] else { return }
             run.finishAt = at
             run.summary = finish.summary
@@ -183,13 +223,16 @@ struct InspectorStorage<State: Sendable>: Sendable {
             }
             runs[id] = run
         case .actionStarted(let id, var action):
+            let id = id | storeKey
             action.startAt = at
+            action.store = store
             asyncActions[id] = action
             if asyncActions.count > maximumRuns, let oldest = asyncActions.keys.min() {
                 asyncActions[oldest] = nil
                 droppedAsyncActions += 1
             }
         case .actionFinished(let id, var end, let time):
+            let id = id | storeKey
             end.at = at
             asyncActions[id]?.end = end
             asyncActions[id]?.endTime = time
@@ -200,8 +243,8 @@ struct InspectorStorage<State: Sendable>: Sendable {
         InspectorRecording(
             stateType: String(describing: State.self), base: base, steps: Array(steps[firstKept...]),
             droppedSteps: stepCount - (steps.count - firstKept), maximumSteps: maximumSteps,
-            runs: runs.values.sorted { $0.id < $1.id },
-            asyncActions: asyncActions.values.sorted { $0.id < $1.id },
+            runs: runs.values.sorted { ($0.store, $0.id) < ($1.store, $1.id) },
+            asyncActions: asyncActions.values.sorted { ($0.store, $0.id) < ($1.store, $1.id) },
             droppedRuns: droppedRuns, droppedAsyncActions: droppedAsyncActions)
     }
 }
@@ -217,6 +260,10 @@ struct InspectorStep: Sendable {
     let patch: InspectorPatch
     /// The run and node that applied it, if any.
     let origin: SyncOrigin?
+    /// The store it was recorded in, from 1.
+    var store = 1
+    /// It marks where another store's recording begins (no action reached a reducer).
+    var startsStore = false
 }
 
 /// A node's end: how, with what, and after which step.
@@ -252,6 +299,8 @@ struct InspectorNode: Sendable {
 
 struct InspectorRun: Sendable {
     let id: UInt64
+    /// The store it ran in, from 1 (run numbers start again in each store).
+    var store = 1
     /// When the run's start was recorded, since the recorder was made.
     let time: Duration
     var nodes: [InspectorNode]
@@ -264,6 +313,7 @@ struct InspectorRun: Sendable {
 
 struct InspectorAsyncAction: Sendable {
     let id: UInt64
+    var store = 1
     let name: String
     let action: InspectorValue
     let time: Duration

@@ -51,14 +51,19 @@ extension InspectorRecording {
             let next = step.patch.applied(to: state)
             let update = Self.assignments(from: state, to: next, patch: step.patch)
             let head: String
-            if step.origin == nil {
+            if step.startsStore {
+                lines.append("    // \(step.actionType) starts here: a new TestStore would replay it from its state")
+                lines += dispatches[step.number, default: []].map { "    " + $0 }
+                state = next
+                continue
+            } else if step.origin == nil {
                 head = "try store.send(\(Self.literal(step.action)))"
             } else {
                 head = "try await store.receive(\(step.actionType).self)"
             }
             if update.isEmpty {
                 lines.append("    \(head)")
-            } else if update.count == 1, update[0].count < 70 {
+            } else if update.count == 1, head.count + update[0].count <= 96 {  // fits a line indented by 12
                 lines.append("    \(head) { \(update[0]) }")
             } else {
                 lines.append("    \(head) {")

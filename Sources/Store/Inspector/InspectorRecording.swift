@@ -68,6 +68,7 @@ public struct InspectorRecording: Sendable {
             page.field("version") { $0.number(1) }
             page.field("title") { $0.string(title) }
             page.field("stateType") { $0.string(stateType) }
+            page.field("stores") { $0.number(max(1, (steps.map(\.store) + runs.map(\.store)).max() ?? 1)) }
             page.field("maximumSteps") { $0.number(maximumSteps) }
             page.field("droppedSteps") { $0.number(droppedSteps) }
             page.field("droppedRuns") { $0.number(droppedRuns) }
@@ -97,6 +98,8 @@ public struct InspectorRecording: Sendable {
                     } else {
                         json.raw("null")
                     }
+                    json.raw(",")
+                    json.number(step.startsStore ? -step.store : step.store)
                     json.raw("]")
                 }
             }
@@ -107,6 +110,7 @@ public struct InspectorRecording: Sendable {
                 json.array(asyncActions) { json, action in
                     json.object { object in
                         object.field("id") { $0.number(Int(action.id)) }
+                        object.field("store") { $0.number(action.store) }
                         object.field("name") { $0.string(action.name) }
                         object.field("action") { $0.value(action.action) }
                         object.field("time") { $0.milliseconds(action.time) }
@@ -126,7 +130,7 @@ public struct InspectorRecording: Sendable {
         var released: [String: Int] = [:]
         for step in steps {
             guard let origin = step.origin, let node = origin.node else { continue }
-            released["\(origin.run.rawValue)/\(node)/\(origin.kind.rawValue)"] = step.number
+            released["\(step.store)/\(origin.run.rawValue)/\(node)/\(origin.kind.rawValue)"] = step.number
         }
         return released
     }
@@ -135,6 +139,7 @@ public struct InspectorRecording: Sendable {
         let layout = LayeredLayout(prerequisites: run.nodes.map(\.prerequisites))
         json.object { object in
             object.field("id") { $0.number(Int(run.id)) }
+            object.field("store") { $0.number(run.store) }
             object.field("time") { $0.milliseconds(run.time) }
             object.field("startAt") { $0.number(run.startAt) }
             object.field("finishAt") { $0.optionalNumber(run.finishAt) }
@@ -170,10 +175,10 @@ public struct InspectorRecording: Sendable {
                         }
                         object.field("end") { Self.write(node.end, into: &$0) }
                         object.field("released") {
-                            $0.optionalNumber(released["\(run.id)/\(node.index)/node"])
+                            $0.optionalNumber(released["\(run.store)/\(run.id)/\(node.index)/node"])
                         }
                         object.field("fallback") {
-                            $0.optionalNumber(released["\(run.id)/\(node.index)/fallback"])
+                            $0.optionalNumber(released["\(run.store)/\(run.id)/\(node.index)/fallback"])
                         }
                     }
                 }
