@@ -606,6 +606,7 @@ extension InspectorPage {
           applyFilters();
           select(steps.length);
           document.body.dataset.ready = "1";
+          document.body.dataset.renderMs = performance.now().toFixed(1);
         })();
         """#
 }

@@ -122,6 +122,14 @@ struct PatchBuilder {
             replaceIfDifferent(old, new, path: path, depth: depth, into: &edits)
             return
         }
+        // An array of Equatable elements: find its unchanged ends with typed comparisons, and look
+        // through Mirror only at the middle, so a large array that changed in one place is cheap.
+        if let ends = (oldValue as? any EquatableElements)?.commonEnds(with: newValue) {
+            let oldMiddle = Self.elements(of: oldValue, dropping: ends.prefix, ends.suffix)
+            let newMiddle = Self.elements(of: newValue, dropping: ends.prefix, ends.suffix)
+            diffElements(oldMiddle, newMiddle, offset: ends.prefix, path: path, depth: depth, into: &edits)
+            return
+        }
         switch (Describer.parts(of: oldValue), Describer.parts(of: newValue)) {
         case (.structure(let oldFields), .structure(let newFields)) where oldFields.count == newFields.count:
             diffFields(oldFields, newFields, path: path, depth: depth, into: &edits)
@@ -161,10 +169,18 @@ struct PatchBuilder {
         }
     }
 
+    /// A collection's elements through `Mirror`, without the first `prefix` and last `suffix`.
+    private static func elements(of collection: Any, dropping prefix: Int, _ suffix: Int) -> [Any] {
+        let children = Mirror(reflecting: collection).children
+        return children.dropFirst(prefix).dropLast(suffix).map(\.value)
+    }
+
     /// Aligns the elements (common ends first, then the longest common subsequence of the middle),
-    /// diffs the elements paired as changed, and splices in what was removed and inserted.
+    /// diffs the elements paired as changed, and splices in what was removed and inserted. The
+    /// elements given are the collection's from index `offset` on (its unchanged start left out).
     private func diffElements(
-        _ old: [Any], _ new: [Any], path: [Int], depth: Int, into edits: inout [InspectorPatch.Edit]
+        _ old: [Any], _ new: [Any], offset: Int = 0, path: [Int], depth: Int,
+        into edits: inout [InspectorPatch.Edit]
     ) {
         var cache: [Int: InspectorValue] = [:]
         func same(_ i: Int, _ j: Int) -> Bool {
@@ -179,11 +195,11 @@ struct PatchBuilder {
         for step in script {
             switch step {
             case .change(let i, let j):
-                diff(old[i], new[j], path: path + [i], depth: depth + 1, into: &edits)
+                diff(old[i], new[j], path: path + [offset + i], depth: depth + 1, into: &edits)
             case .edit(let at, let removing, let inserting):
                 hunks.append(
                     InspectorPatch.Hunk(
-                        at: at, removing: removing,
+                        at: offset + at, removing: removing,
                         inserting: inserting.map { describer.describe(new[$0], depth: depth + 1) },
                         insertingEntries: []))
             }
@@ -233,6 +249,29 @@ struct PatchBuilder {
             }
         }
         if !hunks.isEmpty { edits.append(.splice(path: path, hunks: hunks)) }
+    }
+}
+
+/// An array whose elements are `Equatable`: its unchanged ends against another array, compared
+/// with the elements' own `==` (no boxing, no `Mirror`).
+protocol EquatableElements {
+    /// How many elements at the start and at the end are equal in both; `nil` when `other` is not
+    /// an array of the same type.
+    func commonEnds(with other: Any) -> (prefix: Int, suffix: Int)?
+}
+
+extension Array: EquatableElements where Element: Equatable {
+    func commonEnds(with other: Any) -> (prefix: Int, suffix: Int)? {
+        guard let other = other as? [Element] else { return nil }
+        var prefix = 0
+        while prefix < count, prefix < other.count, self[prefix] == other[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < count - prefix, suffix < other.count - prefix,
+            self[count - 1 - suffix] == other[other.count - 1 - suffix]
+        {
+            suffix += 1
+        }
+        return (prefix, suffix)
     }
 }
 

@@ -131,6 +131,8 @@ extension InspectorRecording {
     /// that has no fields).
     static func assignments(from old: InspectorValue, to new: InspectorValue, patch: InspectorPatch) -> [String] {
         var touched: [Int] = []
+        var elements: [Int: [Int]] = [:]  // for each touched field, the elements its edits name
+        var wholeFields: Set<Int> = []
         var whole = false
         for edit in patch.edits {
             let path: [Int] =
@@ -142,13 +144,27 @@ extension InspectorRecording {
                 continue
             }
             if !touched.contains(first) { touched.append(first) }
+            if case .replace = edit, path.count > 1 {
+                elements[first, default: []].append(path[1])
+            } else {
+                wholeFields.insert(first)  // a splice, or the field itself: assign the field
+            }
         }
         guard case .structure(_, let fields) = new, !whole else {
             return patch.isEmpty ? [] : ["$0 = \(literal(new))"]
         }
-        return touched.sorted().compactMap { index in
-            guard fields.indices.contains(index), let label = fields[index].label else { return nil }
-            return "$0.\(label) = \(literal(fields[index].value))"
+        return touched.sorted().flatMap { index -> [String] in
+            guard fields.indices.contains(index), let label = fields[index].label else { return [] }
+            let value = fields[index].value
+            // A large array changed in a few elements: assign those elements, not the whole array.
+            if case .collection(let type, let items) = value, type.hasPrefix("Array<"),
+                !wholeFields.contains(index), let changed = elements[index], literal(value).utf8.count > 1_000
+            {
+                return Set(changed).sorted().filter { items.indices.contains($0) }.map {
+                    "$0.\(label)[\($0)] = \(literal(items[$0]))"
+                }
+            }
+            return ["$0.\(label) = \(literal(value))"]
         }
     }
 

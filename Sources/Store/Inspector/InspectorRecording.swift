@@ -120,7 +120,14 @@ public struct InspectorRecording: Sendable {
                     }
                 }
             }
-            page.field("test") { $0.string(generatedTest()) }
+            page.field("test") { json in
+                let test = generatedTest()
+                json.string(
+                    test.utf8.count <= 1 << 20
+                        ? test
+                        : "// The generated test is larger than 1 MB: generate it from Swift with "
+                            + "recording.generatedTest(named:reducer:initialState:graph:).")
+            }
         }
         return json.text
     }
