@@ -88,14 +88,23 @@ extension InspectorPage {
           }
 
           // ---- States, rebuilt from the patches (copying only the edited paths), with checkpoints.
-          function setAt(node, path, k, fn) {
+          // Copy on write: arrays made during one rebuild (`own`) are changed in place, the others
+          // (shared with a checkpoint) are copied once, so a run of edits in one large collection
+          // copies it once, not once per edit.
+          function mine(own, a) {
+            if (own.has(a)) return a;
+            const c = a.slice();
+            own.add(c);
+            return c;
+          }
+          function setAt(node, path, k, fn, own) {
             if (k === path.length) return fn(node);
             const i = path[k];
-            const c = node.slice();
+            const c = mine(own, node);
             switch (node[0]) {
-              case "o": case "d": { const f = c[2].slice(); f[i] = [f[i][0], setAt(f[i][1], path, k + 1, fn)]; c[2] = f; break; }
-              case "e": { const f = c[3].slice(); f[i] = [f[i][0], setAt(f[i][1], path, k + 1, fn)]; c[3] = f; break; }
-              case "a": { const f = c[2].slice(); f[i] = setAt(f[i], path, k + 1, fn); c[2] = f; break; }
+              case "o": case "d": { const f = (c[2] = mine(own, c[2])); f[i] = mine(own, f[i]); f[i][1] = setAt(f[i][1], path, k + 1, fn, own); break; }
+              case "e": { const f = (c[3] = mine(own, c[3])); f[i] = mine(own, f[i]); f[i][1] = setAt(f[i][1], path, k + 1, fn, own); break; }
+              case "a": { const f = (c[2] = mine(own, c[2])); f[i] = setAt(f[i], path, k + 1, fn, own); break; }
               default: return node;
             }
             return c;
@@ -113,9 +122,9 @@ extension InspectorPage {
             c[2] = list;
             return c;
           }
-          function applyEdits(state, edits) {
+          function applyEdits(state, edits, own) {
             for (const e of edits) {
-              state = e[0] === "=" ? setAt(state, e[1], 0, () => e[2]) : setAt(state, e[1], 0, (n) => splice(n, e[2]));
+              state = e[0] === "=" ? setAt(state, e[1], 0, () => e[2], own) : setAt(state, e[1], 0, (n) => splice(n, e[2]), own);
             }
             return state;
           }
@@ -126,12 +135,14 @@ extension InspectorPage {
             while (checkpoints.length * every <= count) {
               let s = checkpoints[checkpoints.length - 1];
               const from = (checkpoints.length - 1) * every;
-              for (let j = from; j < from + every; j++) s = applyEdits(s, steps[j][4]);
+              const own = new Set();
+              for (let j = from; j < from + every; j++) s = applyEdits(s, steps[j][4], own);
               checkpoints.push(s);
             }
             const k = Math.floor(count / every);
             let s = checkpoints[k];
-            for (let j = k * every; j < count; j++) s = applyEdits(s, steps[j][4]);
+            const own = new Set();
+            for (let j = k * every; j < count; j++) s = applyEdits(s, steps[j][4], own);
             return s;
           }
 

@@ -158,7 +158,7 @@ extension InspectorRecording {
             let value = fields[index].value
             // A large array changed in a few elements: assign those elements, not the whole array.
             if case .collection(let type, let items) = value, type.hasPrefix("Array<"),
-                !wholeFields.contains(index), let changed = elements[index], literal(value).utf8.count > 1_000
+                !wholeFields.contains(index), let changed = elements[index], items.count > 16
             {
                 return Set(changed).sorted().filter { items.indices.contains($0) }.map {
                     "$0.\(label)[\($0)] = \(literal(items[$0]))"
