@@ -11,3 +11,18 @@ func writeTraces(_ report: GraphReport, name: String) {
         print("    pictures: could not write to \(traceDirectory.path): \(error)")
     }
 }
+
+/// Writes the inspector page of the recorded scenarios and says where: open it in any browser.
+@MainActor
+func writeInspector(_ recording: InspectorRecording, to directory: URL) {
+    let url = directory.appendingPathComponent("inspector.html")
+    do {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try recording.writeHTML(to: url, title: "OresRedux Example: four log-in scenarios")
+        print(
+            "\ninspector: \(url.relativePath) (\(recording.stepCount) steps, \(recording.runCount) runs; open it in a browser)"
+        )
+    } catch {
+        print("\ninspector: could not write \(url.path): \(error)")
+    }
+}

@@ -84,7 +84,10 @@ func scenario(
         // The app's logger: async actions and the run, node by node, which middleware never sees.
         options.onEvent = StoreEvent.logger { print("        event: \($0)") }
     }
-    let store = Store(initialState: AppState(), reducer: appReducer, options: options)
+    // Every log-in scenario is recorded into one inspector page (written after scenario 4).
+    let store = Store(
+        initialState: AppState(), reducer: appReducer, middleware: [inspector.middleware],
+        options: inspector.storeOptions(options))
     let controller = HomeController(store: store)
     let start = ContinuousClock.now
     let rendering = controller.render { line in
@@ -113,6 +116,14 @@ func scenario(
     if !asExpected { print("!! scenario \(number) did not end as expected") }
     return asExpected
 }
+
+/// Records the log-in scenarios, one store after the other, for `trace-out/inspector.html`.
+let inspector = InspectorRecorder<AppState>(
+    options: {
+        var options = InspectorOptions<AppState>()
+        options.redactFields("password", "token")  // secrets stay out of the page
+        return options
+    }())
 
 var results: [Bool] = []
 results.append(
@@ -144,6 +155,8 @@ results.append(
         report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
             && state.session != nil && state.screen == .loading
     })
+
+writeInspector(inspector.recording, to: traceDirectory)
 
 // 5. Searching the feed as the user types: debounce and take-latest.
 results.append(

@@ -63,20 +63,26 @@ extension GraphStories {
             #expect(
                 log.lines == [
                     "run #1 started: 4 nodes",
+                    "run #1 node 3 Note started, attempt 1",
                     "run #1 node 3 Note succeeded",
+                    "run #1 node 0 Call<String> started, attempt 1",
                     "run #1 node 0 Call<String> succeeded",
+                    "run #1 node 1 feed started, attempt 1",
                     "run #1 node 1 feed failed: Failure(FetchFeed)",
                     "run #1 node 2 ShowHome skipped",
                     "run #1 finished: \(report.summary)",
                 ])
-            guard case .nodeFinished(let run, let node) = log.all[3] else {
-                Issue.record("expected a node's end, got \(log.all[3])")
+            guard case .nodeFinished(let run, let node) = log.all[6] else {
+                Issue.record("expected a node's end, got \(log.all[6])")
                 return
             }
             #expect(run.nodeCount == 4)
             #expect(node.kind == .async)
             #expect(node.outcome.error as? Failure == Failure("FetchFeed"))
-            guard case .nodeFinished(_, let logIn) = log.all[2] else { return }
+            guard case .nodeFinished(_, let logIn) = log.all[4] else { return }
+            guard case .nodeStarted(_, let feedStart) = log.all[5] else { return }
+            #expect(feedStart.kind == .async && feedStart.attempt == 1 && feedStart.backoff == .zero)
+            #expect(feedStart.time >= report[0].end!, "a node starts after its prerequisite ended")
             #expect(logIn.outcome.value as? String == "ada", "a node's event carries its response")
             guard case .runFinished(_, let finished) = log.all.last else { return }
             #expect(finished.count(of: .failed) == 1)
@@ -191,7 +197,7 @@ extension GraphStories {
 
             #expect(report.count(of: .failed) == 1)
             #expect(store.state.applied.contains("could not load"))
-            #expect(log.events(ofRun: StoreEvent.ID(rawValue: 1)).count == 5)
+            #expect(log.events(ofRun: StoreEvent.ID(rawValue: 1)).count == 8, "start, 3 starts, 3 ends, finish")
             let other = try #require(second.current)
             _ = try await withDeadline(10, "the observer's run") { await other.wait() }
             #expect(log.events(ofRun: StoreEvent.ID(rawValue: 2)).map(\.description).first == "run #2 started: 1 nodes")
@@ -226,8 +232,10 @@ extension GraphStories {
             #expect(report[broken].outcome == .failed)
             #expect(report[hanging].outcome == .cancelled)
             #expect(store.state.applied == ["stop spinner"])
+            // Broken starts; Hang may be cancelled before its task calls it. Each start comes before its end.
+            #expect(log.lines.contains("run #1 node 0 Call<Int> started, attempt 1"))
             #expect(
-                log.lines == [
+                log.lines.filter { !$0.hasSuffix("started, attempt 1") } == [
                     "run #1 started: 2 nodes",
                     "run #1 node 0 Call<Int> failed: Failure(Broken)",
                     "run #1 node 1 Call<Int> cancelled",
@@ -251,7 +259,7 @@ extension GraphStories {
             // Delivered when the dispatch left the pipeline, on this thread, before it returned.
             #expect(log.lines.last?.hasPrefix("run #1 finished:") == true)
             _ = try await withDeadline(10, "the run") { await run.wait() }
-            #expect(log.lines.count == 3)
+            #expect(log.lines.count == 4, "started, Hang started, Hang cancelled, finished")
             subscription.cancel()
         }
 
@@ -407,7 +415,7 @@ extension GraphStories {
             let graph = one
             let run = try #require(store?.dispatch(graph))
             _ = try await withDeadline(10, "the run") { await run.wait() }
-            #expect(log.all.count == 3)
+            #expect(log.all.count == 4, "started, the node's start and end, finished")
 
             let other = EventLog()
             let ended = try #require(store?.observeEvents { other.record($0) })
@@ -415,7 +423,7 @@ extension GraphStories {
             let again = try #require(store?.dispatch(graph))
             _ = try await withDeadline(10, "the run") { await again.wait() }
             #expect(other.all.isEmpty)
-            #expect(log.all.count == 6)
+            #expect(log.all.count == 8)
 
             store = nil
             #expect(subscription.isCancelled, "releasing the store ends the subscription")
@@ -440,6 +448,7 @@ extension GraphStories {
                     "run #1 started: 1 nodes",
                     "action: hi",
                     "state: \(store.state)",
+                    "run #1 node 0 two\\nlines started, attempt 1",
                     "run #1 node 0 two\\nlines succeeded",
                     "run #1 finished: \(report.summary)",
                 ])
@@ -491,7 +500,7 @@ extension StoreEvent {
     /// The run an event belongs to, if any.
     var runID: StoreEvent.ID? {
         switch self {
-        case .runStarted(let run), .nodeFinished(let run, _), .runFinished(let run, _): run.id
+        case .runStarted(let run), .nodeStarted(let run, _), .nodeFinished(let run, _), .runFinished(let run, _): run.id
         case .actionStarted, .actionFinished: nil
         }
     }

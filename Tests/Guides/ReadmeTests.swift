@@ -136,6 +136,34 @@ struct ReadmeTests {
         #expect(printed.first?.hasPrefix("#  node") == true)
     }
 
+    @Test("README: the inspector's two lines record the store and write the page")
+    func inspector() async throws {
+        typealias AppState = Readme.AppState
+        failingFeed.value = true
+        defer { failingFeed.value = false }
+        let appReducer = Readme.appReducer
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("recording.html")
+
+        let inspector = InspectorRecorder<AppState>()
+        let store = Store(
+            initialState: AppState(), reducer: appReducer, middleware: [inspector.middleware],
+            options: inspector.storeOptions())
+        var graph = ActionGraph<AppState>()
+        let session = graph.run(Readme.LogIn(user: "ada", password: "lovelace"))
+        let feed = graph.run(after: session) { session in Readme.FetchFeed(token: session.token) }
+        graph.setFallback(for: feed) { _ in Readme.ShowBanner(message: "could not load the feed") }
+        let run = store.dispatch(graph)
+        _ = try await withDeadline(10, "the run") { await run.wait() }
+        try inspector.writeHTML(to: url)
+
+        let page = try String(contentsOf: url, encoding: .utf8)
+        #expect(page.contains(#""ShowBanner""#), "the fallback step is in the page")
+        #expect(inspector.recording.runCount == 1)
+    }
+
     @Test("README: the feed fails three times, home is skipped and the banner shows")
     func failingFeedShowsTheBanner() async throws {
         failingFeed.value = true

@@ -56,7 +56,9 @@ extension GuideApp {
             #expect(
                 runLines.dropLast() == [
                     "run #1 started: 3 nodes",
+                    "run #1 node 0 LogIn started, attempt 1",
                     "run #1 node 0 LogIn succeeded",
+                    "run #1 node 1 FetchTrending started, attempt 1",
                     "run #1 node 1 FetchTrending failed: Offline()",
                     "run #1 node 2 ShowHome skipped",
                 ])
@@ -65,7 +67,7 @@ extension GuideApp {
                     == true)
             #expect(printed.all.last == runLines.last, "wait() returned after the last line")
             #expect(printed.all.contains(#"action: ShowBanner(message: "could not load trending posts")"#))
-            #expect(printed.all.count == 7)
+            #expect(printed.all.count == 9)
         }
 
         @Test("RunEvents guide: observers of failures and slow runs")
@@ -128,6 +130,8 @@ extension GuideApp {
                 switch event {
                 case .runStarted(let run):  // StoreEvent.RunInfo
                     print("run \(run.id) started: \(run.nodeCount) nodes")
+                case .nodeStarted(let run, let node):  // StoreEvent.RunInfo, StoreEvent.NodeStartInfo
+                    print("run \(run.id) node \(node.index) \(node.label) started, attempt \(node.attempt)")
                 case .nodeFinished(let run, let node):  // StoreEvent.RunInfo, StoreEvent.NodeInfo
                     print("run \(run.id) node \(node.index) \(node.label) (\(node.kind)) \(node.outcome.kind)")
                     if case .succeeded(let response) = node.outcome, let session = response as? Session {
@@ -149,8 +153,10 @@ extension GuideApp {
             #expect(
                 printed.all == [
                     "run #1 started: 3 nodes",
+                    "run #1 node 0 LogIn started, attempt 1",
                     "run #1 node 0 LogIn (async) succeeded",
                     "signed in with token-ada",
+                    "run #1 node 1 FetchTrending started, attempt 1",
                     "run #1 node 1 FetchTrending (async) failed",
                     "run #1 node 2 ShowHome (sync) skipped",
                     "run #1 finished: 1 of 3 succeeded",

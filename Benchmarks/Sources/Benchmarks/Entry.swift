@@ -11,6 +11,11 @@ let usage = """
       --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory
                        (default: all)
       --json PATH      also write every figure as JSON to PATH
+      --inspector-page [DIR]
+                       records 10,000 steps over a ~1 MB state, writes the inspector page to DIR
+                       (default: a temporary folder), and reports its size, the time to record and
+                       write it, and its time to first render in headless Chromium (when
+                       /usr/bin/chromium is installed); measured once, not a ratio
       --profile-case NAME [COUNT] [SHAPE]
                        one scenario alone, for valgrind --tool=callgrind (see Profiling.swift)
       --help           this text
@@ -38,6 +43,9 @@ let usage = """
 func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if arguments.first == "--memory-probe" {
         return await memoryProbe(Array(arguments.dropFirst()))
+    }
+    if arguments.first == "--inspector-page" {
+        return await inspectorPage(Array(arguments.dropFirst()))
     }
     if arguments.first == "--profile-case" {
         return await profileCase(Array(arguments.dropFirst()))

@@ -1,5 +1,5 @@
 /// Something that happened to a store's async work: an async action started or finished, a graph
-/// run started, one of its nodes ended, or the run finished. What a logger, analytics or a debugging
+/// run started, one of its nodes started or ended, or the run finished. What a logger, analytics or a debugging
 /// tool needs to tell the whole story, which middleware alone cannot (it sees only sync actions).
 ///
 /// Observe events with `Store.observeEvents(_:)`, or from the first dispatch on with
@@ -18,9 +18,10 @@
 ///   were added, and never calls observers for two events at once (not even from two threads).
 ///   Every observer sees the same sequence.
 /// - **In the order they happened.** The sequence is the order in which the store recorded the
-///   events. For one run: ``runStarted(_:)`` first; then one ``nodeFinished(_:_:)`` per node, in the
-///   order the nodes ended, so a node's event comes after the events of its prerequisites; then
-///   ``runFinished(_:_:)`` last. For one async action: ``actionStarted(_:)`` before
+///   events. For one run: ``runStarted(_:)`` first; then, per node, one ``nodeStarted(_:_:)`` per
+///   attempt (none for a node that never started) before its one ``nodeFinished(_:_:)``, nodes in
+///   the order they started and ended, so a node's events come after the end of its prerequisites;
+///   then ``runFinished(_:_:)`` last. For one async action: ``actionStarted(_:)`` before
 ///   ``actionFinished(_:_:)``. Events of different runs and actions interleave in the order they
 ///   were recorded: events made one after the other on one thread keep that order, events made at
 ///   the same moment on two threads come in either order.
@@ -51,6 +52,10 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     case actionFinished(AsyncActionInfo, Outcome<any Sendable>)
     /// A graph run started (or was refused: then every node ends cancelled right after).
     case runStarted(RunInfo)
+    /// A node of the run started: an async, delay or join node's attempt is about to call its work
+    /// (once per attempt, so a retried node reports each try), or the pipeline took a sync node to
+    /// apply it (middleware, reducer, subscribers come next).
+    case nodeStarted(RunInfo, NodeStartInfo)
     /// A node of the run ended. Its outcome carries the node's response (`()` for a sync, delay
     /// node) or its own error.
     case nodeFinished(RunInfo, NodeInfo)
@@ -95,6 +100,32 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
         public let id: ID
         /// How many nodes its graph has.
         public let nodeCount: Int
+        /// The graph's shape and names, for tools of this module (the inspector draws the graph
+        /// from it).
+        let shape: GraphShape?
+
+        init(id: ID, nodeCount: Int, shape: GraphShape? = nil) {
+            self.id = id
+            self.nodeCount = nodeCount
+            self.shape = shape
+        }
+    }
+
+    /// A node of a run that just started an attempt, or a sync node the pipeline just took.
+    public struct NodeStartInfo: Sendable {
+        /// The node's index in its graph (see ``Node/index``).
+        public let index: Int
+        /// Its label, or its action type's name: the name ``GraphReport`` shows.
+        public let label: String
+        /// What kind of work it does.
+        public let kind: NodeKind
+        /// Which attempt this is, from 1; always 1 for a sync node.
+        public let attempt: Int
+        /// When the attempt started, since the run started, on the store's clock (the times of
+        /// ``GraphReport``).
+        public let time: Duration
+        /// The back-off the node waited before this attempt, by its retry policy: zero for the first.
+        public let backoff: Duration
     }
 
     /// A node of a run that just ended.
@@ -115,6 +146,7 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// async #1 started: FetchAvatar(userID: 7)
     /// async #1 FetchAvatar succeeded
     /// run #2 started: 4 nodes
+    /// run #2 node 1 FetchFeed started, attempt 1
     /// run #2 node 1 FetchFeed failed: Offline()
     /// run #2 node 3 ShowHome skipped
     /// run #2 finished: 4 nodes: 2 succeeded, 1 failed, 1 skipped, 0 cancelled in 1.2 ms
@@ -128,6 +160,9 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             return "async \(info.id) \(GraphReport.oneLine(info.name)) \(Self.describe(outcome))"
         case .runStarted(let run):
             return "run \(run.id) started: \(run.nodeCount) nodes"
+        case .nodeStarted(let run, let node):
+            return
+                "run \(run.id) node \(node.index) \(GraphReport.oneLine(node.label)) started, attempt \(node.attempt)"
         case .nodeFinished(let run, let node):
             return "run \(run.id) node \(node.index) \(GraphReport.oneLine(node.label)) \(Self.describe(node.outcome))"
         case .runFinished(let run, let report):

@@ -187,6 +187,8 @@ struct GraphShape: Sendable {
     }
 
     func label(_ index: Int) -> String { storage.label(of: index) }
+    /// The node's action type name, whatever its label (what a generated test stubs).
+    func typeName(_ index: Int) -> String { storage.bodies[index].defaultLabel }
     func kind(_ index: Int) -> NodeKind { storage.bodies[index].kind }
     func prerequisites(_ index: Int) -> [Int] { Array(storage.prerequisites(of: index)) }
 }

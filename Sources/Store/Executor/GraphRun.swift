@@ -49,7 +49,8 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// from the common path, so that an unobserved run stays as small as before.
     @inline(never)
     func startRecording() {
-        let recorder = RunRecorder(hub: core.events, nodeCount: graph.count, shape: GraphShape(graph))
+        let recorder = RunRecorder(
+            hub: core.events, nodeCount: graph.count, shape: GraphShape(graph), settings: graph.settings)
         protected.withLock { protected in
             protected.recorder = recorder
             protected.machine.reportsEndedNodes = true
@@ -209,7 +210,11 @@ public final class GraphRun<State: Sendable>: Sendable {
                     } else {
                         nil
                     }
-                core.apply(action, admit: admit)
+                if let origin = protected.withLock({ $0.recorder?.origin(of: item) }) {
+                    SyncOrigin.$current.withValue(origin) { core.apply(action, admit: admit) }
+                } else {
+                    core.apply(action, admit: admit)
+                }
             }
             let now = elapsed()
             let queuedWork = core.hasQueuedWork
@@ -220,6 +225,8 @@ public final class GraphRun<State: Sendable>: Sendable {
                         let (effects, step) = machine.syncItemApplied(item, now: now, queuedWork: queuedWork)
                         next = step
                         return effects
+                    } andThen: { protected in
+                        if case .apply(.node(let node)) = next { protected.recorder?.recordStart(of: node, time: now) }
                     }
                 })
             step = next
@@ -229,11 +236,16 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     private func nextItem() -> Machine.SyncStep {
         let now = elapsed()
-        return protected.withLock { protected in
+        let (item, observed) = protected.withLock { protected in
             let wasScheduled = protected.machine.isScheduled
             defer { protected.countScheduling(wasScheduled: wasScheduled) }
-            return protected.machine.takeSyncItem(now: now)
-        }.map { .apply($0) } ?? .idle
+            let item = protected.machine.takeSyncItem(now: now)
+            guard let recorder = protected.recorder else { return (item, false) }
+            if case .node(let node) = item { recorder.recordStart(of: node, time: now) }
+            return (item, true)
+        }
+        if observed { core.deliverEvents() }
+        return item.map { .apply($0) } ?? .idle
     }
 
     /// The action to apply for `item`, built outside the run's lock: a `make` or fallback closure is
@@ -305,7 +317,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
         let settings = graph.settings[node]
         let (result, attempts) = await Attempts.run(
-            operation, gate: NodeGate(protected: protected, node: node),
+            operation, gate: NodeGate(protected: protected, node: node, host: core, createdAt: createdAt),
             timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
         let now = elapsed()
         perform(
@@ -379,12 +391,14 @@ private struct Protected {
     ///   then the run holds its waiters until the thread leaves it, those to resume now and those
     ///   that begin to wait meanwhile (`holdsWaiters` asks the shell to tell the store, once).
     mutating func handle(
-        insidePipeline: Bool, _ event: (inout RunStateMachine) -> RunStateMachine.Effects
+        insidePipeline: Bool, _ event: (inout RunStateMachine) -> RunStateMachine.Effects,
+        andThen record: (inout Protected) -> Void = { _ in }
     ) -> Performable {
         let wasScheduled = machine.isScheduled
         let effects = event(&machine)
         countScheduling(wasScheduled: wasScheduled)
         recorder?.record(effects, of: machine)
+        record(&self)
         var resume = effects.resume.compactMap { waiters.removeValue(forKey: $0) }
         var holdsWaiters = false
         if insidePipeline, heldForPipelineExit == nil {
@@ -446,8 +460,21 @@ private struct Protected {
 private struct NodeGate: AttemptGate {
     let protected: LockedValue<Protected>
     let node: Int
+    let host: any RunHost
+    /// When the run was created, on the store's clock: an attempt's start is reported since then.
+    let createdAt: Duration
 
-    func mayStart() -> Bool { protected.withLock { $0.machine.mayRun(node) } }
+    func mayStart() -> Bool {
+        let now = host.sinceCreation() - createdAt
+        let (mayRun, observed) = protected.withLock { protected in
+            guard protected.machine.mayRun(node) else { return (false, false) }
+            guard let recorder = protected.recorder else { return (true, false) }
+            recorder.recordStart(of: node, time: now)
+            return (true, true)
+        }
+        if observed { host.deliverEvents() }
+        return mayRun
+    }
 }
 
 /// An event's effects, with the tasks and continuations they name.
@@ -467,12 +494,39 @@ private final class RunRecorder {
     let hub: EventHub
     let info: StoreEvent.RunInfo
     let shape: GraphShape
+    let settings: [Int: NodeSettings]
     private var announced = false
+    /// Attempts started so far, by node; empty until the first (one slot per node then).
+    private var attempts: [Int] = []
 
-    init(hub: EventHub, nodeCount: Int, shape: GraphShape) {
+    init(hub: EventHub, nodeCount: Int, shape: GraphShape, settings: [Int: NodeSettings]) {
         self.hub = hub
-        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: nodeCount)
+        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: nodeCount, shape: shape)
         self.shape = shape
+        self.settings = settings
+    }
+
+    /// Queues the start of `node`'s next attempt (a sync node has one). Comes after the run's
+    /// start, since the run starts before any of its nodes.
+    func recordStart(of node: Int, time: Duration) {
+        if attempts.isEmpty { attempts = Array(repeating: 0, count: info.nodeCount) }
+        attempts[node] += 1
+        let attempt = attempts[node]
+        let backoff =
+            attempt > 1 ? (settings[node]?.retry ?? .never).backoff.delay(beforeRetry: attempt - 1) : .zero
+        let start = StoreEvent.NodeStartInfo(
+            index: node, label: shape.label(node), kind: shape.kind(node), attempt: attempt, time: time,
+            backoff: backoff)
+        hub.enqueue([.event(.nodeStarted(info, start))])
+    }
+
+    /// Where an action applied for `item` comes from, for the inspector's recorder.
+    func origin(of item: RunStateMachine.SyncItem) -> SyncOrigin {
+        switch item {
+        case .node(let node): SyncOrigin(run: info.id, node: node, kind: .node)
+        case .fallback(let node): SyncOrigin(run: info.id, node: node, kind: .fallback)
+        case .cancelAction: SyncOrigin(run: info.id, node: nil, kind: .cancelAction)
+        }
     }
 
     /// Queues the events `effects` tell of (the run's start before its first event).
