@@ -135,9 +135,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         self.stubs = stubs
         self.limit = limit
         self.counter = counter
-        clock.count(counter)
         clock.setOwner(
             VirtualClock.Owner(
+                counter: counter,
                 inFlight: {
                     let tracked = log.withLock { log in log.tracked.sorted { $0.key < $1.key } }
                     let held = stubs.unansweredHeldCalls().map { "  held call not answered: \($0)" }

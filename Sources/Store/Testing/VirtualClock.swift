@@ -76,6 +76,8 @@ public final class VirtualClock: Clock, Sendable {
     /// The owner of the clock (a ``TestStore``): how to name its work in a failure, and where a
     /// wait of the clock that gave up records its failure.
     struct Owner: Sendable {
+        /// The store's count of the work it started: the clock settles when none of it runs.
+        let counter: WorkCounter
         /// Lines naming the owner's work in flight, for failure messages.
         let inFlight: @Sendable () -> [String]
         /// Records a failure that a call which cannot throw (``VirtualClock/advance(to:)``) met; the
@@ -85,10 +87,6 @@ public final class VirtualClock: Clock, Sendable {
 
     private let state = LockedValue(State())
     private let owner = LockedValue<Owner?>(nil)
-    /// The counts of the work of the stores that use this clock: the clock settles when none of
-    /// them runs anything (see `WorkCounter`).
-    private let counters = LockedValue<[WorkCounter]>([])
-
     /// Creates a clock at offset zero.
     public init() {}
 
@@ -113,31 +111,8 @@ public final class VirtualClock: Clock, Sendable {
         self.owner.withLock { $0 = owner }
     }
 
-    /// The test store that owns this clock counts its store's work with `counter`.
-    func count(_ counter: WorkCounter) {
-        counters.withLock { $0.append(counter) }
-    }
-
-    private var allCounters: [WorkCounter] { counters.withLock { $0 } }
-
-    /// Whether no store that uses the clock runs anything.
-    private var storesAreQuiet: Bool { allCounters.allSatisfy { $0.snapshot.running == 0 } }
-
-    /// Waits until `isDone` holds, re-checking at every progress of any store using the clock;
-    /// `false` once none progressed for `timeout`.
-    private func waitForStores(timeout: Duration, until isDone: () -> Bool) async -> Bool {
-        let counters = allCounters
-        while true {
-            for counter in counters {
-                guard await counter.wait(timeout: timeout, until: { counter.snapshot.running == 0 || isDone() })
-                else { return false }
-            }
-            if isDone() { return true }
-            guard let first = counters.first else { return true }
-            guard await first.wait(timeout: timeout, until: isDone) else { return false }
-            if isDone() { return true }
-        }
-    }
+    /// The owning test store's count of its store's work; `nil` for a clock used alone.
+    private var counter: WorkCounter? { owner.withLock { $0?.counter } }
 
     /// Suspends until the clock is advanced to `deadline` (at once if it already is).
     /// - Throws: `CancellationError` if the sleeping task is cancelled first.
@@ -161,7 +136,7 @@ public final class VirtualClock: Clock, Sendable {
                 case .now: sleeper.resume(returning: false)
                 case .cancelled: sleeper.resume(throwing: CancellationError())
                 case .waiting(let waiters):
-                    for counter in allCounters { counter.noteProgress() }
+                    counter?.noteProgress()
                     for waiter in waiters { waiter.open() }
                 }
                 sleeper.park()
@@ -307,8 +282,10 @@ public final class VirtualClock: Clock, Sendable {
         var start = PoolTime.shared.now
         var seenGeneration = state.withLock { $0.generation }
         while true {
-            if !allCounters.isEmpty {
-                let settled = await waitForStores(timeout: limit) { sleeperCount >= count && storesAreQuiet }
+            if let counter {
+                let settled = await counter.wait(timeout: limit) {
+                    sleeperCount >= count && counter.snapshot.running == 0
+                }
                 guard settled else { throw failure() }
                 if sleeperCount >= count { return }
                 continue
@@ -340,9 +317,10 @@ public final class VirtualClock: Clock, Sendable {
     /// test's own task, a task a stub created) cannot be seen once it runs, so the clock then also
     /// waits the blind way after it.
     private func wake(_ due: [Sleeper]) async {
-        for counter in allCounters { counter.noteProgress() }
+        let counter = self.counter
+        counter?.noteProgress()
         for sleeper in due { sleeper.continuation.resume(returning: true) }
-        if allCounters.isEmpty || due.contains(where: { $0.continuation.unit == nil }) {
+        if counter == nil || due.contains(where: { $0.continuation.unit == nil }) {
             await settleBlind(afterWake: true)
         }
     }
@@ -351,23 +329,18 @@ public final class VirtualClock: Clock, Sendable {
     /// up because nothing progressed for ``timeout``; the failure is recorded with the owner then,
     /// unless `recording` is false (the caller throws it itself).
     private func settle(while doing: String, recording: Bool = true) async -> Bool {
-        guard !allCounters.isEmpty else {
+        guard let owner = owner.withLock({ $0 }) else {
             await settleBlind(afterWake: false)
             return true
         }
         let limit = timeout
-        let settled = await waitForStores(timeout: limit) { storesAreQuiet }
+        let settled = await owner.counter.wait(timeout: limit) { owner.counter.snapshot.running == 0 }
         if !settled, recording {
-            let failure = """
+            owner.recordFailure(
+                """
                 \(doing) gave up: the store's work kept running with no progress for \(describeSeconds(limit))
                 \(inFlightLines().joined(separator: "\n"))
-                """
-            if let owner = owner.withLock({ $0 }) {
-                owner.recordFailure(failure)
-            } else {
-                // A clock used with plain stores has nobody to throw to: say it where a developer looks.
-                printLineToStandardError("OresRedux: \(failure)")
-            }
+                """)
         }
         return settled
     }
