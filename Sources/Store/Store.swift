@@ -53,35 +53,9 @@ public final class Store<State: Sendable>: Sendable {
     @inlinable
     public var state: State { core.currentState }
 
-    /// Applies a sync action: middleware, then reducer, then subscribers.
-    ///
-    /// Returns once the action is applied, except when called from a subscriber or middleware of
-    /// this store: then it is queued and applied right after the current action.
-    /// A dispatch from inside a reducer (or a graph's `make` or fallback closure) is dropped and
-    /// reported as a ``StoreDiagnostic``: reducers must be pure.
-    @inlinable
-    public func dispatch(_ action: some Action) {
-        core.dispatch(action)
-    }
-
-    /// Starts an async action and returns a handle on its response.
-    ///
-    /// `run` starts at once on a new task. If the action is a ``KeyedAsyncAction`` and a call with
-    /// the same key is in flight, this dispatch joins it instead of starting a second one.
-    @discardableResult
-    public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        core.dispatchAsync(action)
-    }
-
-    /// Starts running a graph and returns the run.
-    ///
-    /// Nodes without prerequisites start at once; each other node starts when all its prerequisites
-    /// succeeded. Sync nodes ready together reach the reducer in the order they were added. Keep the
-    /// run to await values, the report, or to cancel; dropping it does not stop it.
-    @discardableResult
-    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        core.dispatchGraph(graph)
-    }
+    /// Where this store's dispatch methods send their actions: this store (see ``ActionDispatcher``
+    /// for `dispatch` and `cancel(id:)`).
+    public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: core) }
 
     /// Calls `observer` at once with the current state, then after every committed action.
     ///

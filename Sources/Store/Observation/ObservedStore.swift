@@ -18,7 +18,7 @@ import Observation
 /// Updates arrive on the main actor, in commit order (`Store.subscribeOnMainActor`). The mirror
 /// keeps the store alive and ends its subscription when it is released. Reading is thread-safe.
 @dynamicMemberLookup
-public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, Sendable {
+public final class ObservedStore<State: Sendable, Value: Sendable>: ActionDispatcher, Observable, Sendable {
     /// The store this mirrors; dispatch through it, or through the `dispatch` shortcuts below.
     public let store: Store<State>
 
@@ -97,44 +97,9 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: Observable, 
         return mirrored.withLock { $0.value[keyPath: keyPath] }
     }
 
-    /// Dispatches a sync action to the store.
-    public func dispatch(_ action: some Action) {
-        store.dispatch(action)
-    }
-
-    /// Starts an async action in the store.
-    @discardableResult
-    public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        store.dispatch(action)
-    }
-
-    /// Starts a graph in the store.
-    @discardableResult
-    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        store.dispatch(graph)
-    }
-
-    /// Starts an async action under `id` in the store; see `Store.dispatch(_:id:policy:)` (a search
-    /// field's view dispatches its search with a debounce).
-    @discardableResult
-    public func dispatch<A: AsyncAction>(
-        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
-    ) -> ActionTask<A.Response> where A.State == State {
-        store.dispatch(action, id: id, policy: policy)
-    }
-
-    /// Starts a graph under `id` in the store; see `Store.dispatch(_:id:policy:)`.
-    @discardableResult
-    public func dispatch(
-        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
-    ) -> GraphRun<State> {
-        store.dispatch(graph, id: id, policy: policy)
-    }
-
-    /// Cancels the work dispatched with `id` in the store; see `Store.cancel(id:)`.
-    public func cancel(id: some Hashable & Sendable) {
-        store.cancel(id: id)
-    }
+    /// Where this object's dispatches go: the store it mirrors (see ``ActionDispatcher`` for
+    /// `dispatch` and `cancel(id:)`), so a view dispatches through what it observes.
+    public var dispatchTarget: DispatchTarget<State> { store.dispatchTarget }
 
     /// Waits until the mirrored value satisfies `predicate` (at once if it already does): for tests
     /// and previews that must see an update arrive on the main actor.

@@ -29,45 +29,10 @@ public final class ScopedStore<State: Sendable>: Sendable {
     /// The part of the root store's state this scope sees, as last committed.
     public var state: State { backend.currentState }
 
-    /// Applies a sync action in the root store: middleware, reducer, subscribers; see
-    /// `Store.dispatch(_:)` for when it returns.
-    public func dispatch(_ action: some Action) {
-        backend.dispatch(action, admit: nil)
-    }
-
-    /// Starts an async action whose state is this scope's, in the root store.
-    @discardableResult
-    public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        backend.dispatchAsync(action)
-    }
-
-    /// Starts a graph whose state is this scope's, in the root store's pipeline.
-    @discardableResult
-    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        backend.dispatchGraph(graph)
-    }
-
-    /// Starts an async action under `id`; see `Store.dispatch(_:id:policy:)`. Ids are shared with the
-    /// root store and its other scopes.
-    @discardableResult
-    public func dispatch<A: AsyncAction>(
-        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
-    ) -> ActionTask<A.Response> where A.State == State {
-        backend.dispatchAsync(action, id: WorkID(id), policy: policy)
-    }
-
-    /// Starts a graph under `id`; see `Store.dispatch(_:id:policy:)`.
-    @discardableResult
-    public func dispatch(
-        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
-    ) -> GraphRun<State> {
-        backend.dispatchGraph(graph, id: WorkID(id), policy: policy)
-    }
-
-    /// Cancels the work dispatched with `id` in the root store; see `Store.cancel(id:)`.
-    public func cancel(id: some Hashable & Sendable) {
-        backend.cancelWork(id: WorkID(id))
-    }
+    /// Where this scope's dispatches go: the root store, through its one pipeline (see
+    /// ``ActionDispatcher`` for `dispatch` and `cancel(id:)`). Async actions and graphs dispatched
+    /// here have this scope's state type; ids are shared with the root store and its other scopes.
+    public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: backend) }
 
     /// Calls `observer` at once with this scope's state, then after every action the root store
     /// commits (whether or not it changed this part; use the `select` form to skip repeats).

@@ -388,52 +388,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     // MARK: Dispatching (the StoreProtocol members)
 
-    /// Applies a sync action, as ``Store`` does; it is recorded, so assert it with `receive` (or use
-    /// ``send(_:_:fileID:filePath:line:column:)`` to assert it at once).
-    public func dispatch(_ action: some Action) {
-        store.dispatch(action)
-    }
-
-    /// Starts an async action in the store, tracked so that `receive` and `finish` know when it is done.
-    @discardableResult
-    public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        let task = store.dispatch(action)
-        track(.task("\(A.self)")) { _ = try? await task.value }
-        return task
-    }
-
-    /// Starts a graph in the store, tracked so that `receive` and `finish` know when it is done.
-    @discardableResult
-    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        let run = store.dispatch(graph)
-        track(.run(run)) { _ = await run.wait() }
-        return run
-    }
-
-    /// Starts an async action under `id`, as `Store.dispatch(_:id:policy:)` does, tracked so that
-    /// `receive` and `finish` wait for it (a debounced one counts as in flight while it waits).
-    @discardableResult
-    public func dispatch<A: AsyncAction>(
-        _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
-    ) -> ActionTask<A.Response> where A.State == State {
-        let task = store.dispatch(action, id: id, policy: policy)
-        track(.task("\(A.self) (id \(id))")) { _ = try? await task.value }
-        return task
-    }
-
-    /// Starts a graph under `id`, as `Store.dispatch(_:id:policy:)` does, tracked like any run.
-    @discardableResult
-    public func dispatch(
-        _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy = .takeLatest
-    ) -> GraphRun<State> {
-        let run = store.dispatch(graph, id: id, policy: policy)
-        track(.run(run)) { _ = await run.wait() }
-        return run
-    }
-
-    /// Cancels the work dispatched with `id`, as `Store.cancel(id:)` does.
-    public func cancel(id: some Hashable & Sendable) {
-        store.cancel(id: id)
+    /// Where this test store's dispatches go: its ``store``, tracked, so that `receive` and `finish`
+    /// wait for the async actions and graphs started through it (and name them when they time out).
+    /// Sync actions are recorded for `receive` whichever way they were dispatched.
+    public var dispatchTarget: DispatchTarget<State> {
+        DispatchTarget(store: store, tracker: Tracker(log: log, counter: counter))
     }
 
     /// Calls `observer` at once with the current state, then after every committed action.
@@ -454,13 +413,27 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         store.states()
     }
 
-    private func track(_ tracked: Tracked<State>, _ work: @escaping @Sendable () async -> Void) {
-        let id = log.withLock { log in log.startTracking(tracked) }
-        let (log, counter) = (log, counter)
-        Task {
-            await work()
-            log.withLock { log in log.tracked[id] = nil }
-            counter.noteProgress()
+    /// Follows the work started through ``dispatchTarget`` until it ends.
+    private struct Tracker: DispatchTracker {
+        let log: LockedValue<ReducerLog<State>>
+        let counter: WorkCounter
+
+        func track<Response: Sendable>(_ task: ActionTask<Response>, named name: String) {
+            follow(.task(name)) { _ = try? await task.value }
+        }
+
+        func track(_ run: GraphRun<State>) {
+            follow(.run(run)) { _ = await run.wait() }
+        }
+
+        private func follow(_ tracked: Tracked<State>, until end: @escaping @Sendable () async -> Void) {
+            let id = log.withLock { log in log.startTracking(tracked) }
+            let (log, counter) = (log, counter)
+            Task {
+                await end()
+                log.withLock { log in log.tracked[id] = nil }
+                counter.noteProgress()
+            }
         }
     }
 
