@@ -6,17 +6,20 @@ let package = Package(
     // Observation (ObservedStore) sets the Apple floor; nothing else in the library needs more.
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
-        .library(name: "OresRedux", targets: ["OresRedux"])
+        .library(name: "OresRedux", targets: ["OresRedux"]),
+        // TestStore, VirtualClock, HeldCalls: for test targets, so an app does not ship them.
+        .library(name: "OresReduxTesting", targets: ["OresReduxTesting"]),
     ],
     targets: [
-        .target(name: "OresRedux", path: "Sources"),
+        .target(name: "OresRedux", path: "Sources", exclude: ["Store/Testing"]),
+        .target(name: "OresReduxTesting", dependencies: ["OresRedux"], path: "Sources/Store/Testing"),
         .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example", exclude: ["fixtures"]),
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
         .executableTarget(
             name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
             path: "Benchmarks/Sources/Benchmarks"),
-        .testTarget(name: "OresReduxTests", dependencies: ["OresRedux"], path: "Tests"),
+        .testTarget(name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting"], path: "Tests"),
     ],
     swiftLanguageModes: [.v6]
 )

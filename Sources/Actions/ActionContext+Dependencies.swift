@@ -1,13 +1,13 @@
 extension ActionContext {
     /// The store's dependencies: the ``StoreOptions/dependencies`` it was created with, or in a
-    /// ``TestStore`` the ones the test set.
+    /// `TestStore` the ones the test set.
     ///
     /// Async actions read their services here instead of carrying them as fields; middleware gets
     /// the same value. Every context of one store returns the same dependencies.
     public var dependencies: Dependencies { core.options.dependencies }
 
     /// The store's clock: ``StoreOptions/clock`` (`ContinuousClock` by default), or a
-    /// ``TestStore``'s ``VirtualClock``.
+    /// `TestStore`'s `VirtualClock`.
     ///
     /// Sleep and poll on it, not on `Task.sleep` or `ContinuousClock()`, so that a test moves the
     /// time of an async action the same way it moves the time of the graph's timeouts and back-off:

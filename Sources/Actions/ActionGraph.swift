@@ -322,12 +322,12 @@ public struct ActionGraph<State: Sendable>: Sendable {
     }
 
     /// The prerequisites of node `index`.
-    func prerequisites(of index: Int) -> ArraySlice<Int> {
+    package func prerequisites(of index: Int) -> ArraySlice<Int> {
         storage.prerequisites(of: index)
     }
 
     /// A node's name for people: its label, or its action type's name.
-    func label(of index: Int) -> String {
+    package func label(of index: Int) -> String {
         storage.label(of: index)
     }
 }

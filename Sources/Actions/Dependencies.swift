@@ -2,7 +2,7 @@
 /// random-number generator... each looked up by type, with a default for each.
 ///
 /// An app sets its live values once, in ``StoreOptions/dependencies``; a test sets fakes in its
-/// ``TestStore``; `run` reads them from ``ActionContext/dependencies``. The action itself carries
+/// `TestStore`; `run` reads them from ``ActionContext/dependencies``. The action itself carries
 /// only its data, so it stays a plain value (synthesized `Equatable` included) and reaches no global.
 ///
 /// ```swift

@@ -77,15 +77,15 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
 /// A value reachable only through a lock: the thin shell for small pieces of shared state.
 // Why this is safe to share: `value` is read and written only inside `withLock`, under `lock`.
-final class LockedValue<Value>: @unchecked Sendable {
+package final class LockedValue<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -2,7 +2,7 @@
 public struct StoreOptions: Sendable {
     /// The clock that paces time in graphs: node timeouts, retry back-off and delay nodes; async
     /// actions and middleware read it as ``ActionContext/clock``.
-    /// Tests pass a ``VirtualClock`` to run a 30-second timeout in microseconds.
+    /// Tests pass a `VirtualClock` to run a 30-second timeout in microseconds.
     public var clock: any Clock<Duration>
 
     /// Receives misuse the store survives but the app should hear about, such as a dispatch after
@@ -19,12 +19,12 @@ public struct StoreOptions: Sendable {
     /// logs every event.
     public var onEvent: (@Sendable (StoreEvent) -> Void)?
 
-    /// Answers async actions in place of their `run` (set by ``TestStore`` to serve stubs).
-    var interceptor: (any AsyncActionInterceptor)?
+    /// Answers async actions in place of their `run` (set by `TestStore` to serve stubs).
+    package var interceptor: (any AsyncActionInterceptor)?
 
-    /// Counts the work the store starts, so that a ``TestStore`` knows when it is quiet (set by the
+    /// Counts the work the store starts, so that a `TestStore` knows when it is quiet (set by the
     /// test store; `nil` otherwise, which costs a `nil` check per task started).
-    var workCounter: WorkCounter?
+    package var workCounter: WorkCounter?
 
     /// Creates options.
     /// - Parameters:
@@ -54,8 +54,8 @@ public struct StoreOptions: Sendable {
     }
 }
 
-/// Runs async actions in place of the store: the seam ``TestStore`` uses for its stubs.
-protocol AsyncActionInterceptor: Sendable {
+/// Runs async actions in place of the store: the seam `TestStore` uses for its stubs.
+package protocol AsyncActionInterceptor: Sendable {
     func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response
 }
 

@@ -1,5 +1,5 @@
 /// What feature code needs from a store: read the state, dispatch sync actions, async actions and
-/// graphs, and subscribe. Both ``Store`` and ``TestStore`` conform, so a view model written once
+/// graphs, and subscribe. Both ``Store`` and `TestStore` conform, so a view model written once
 /// against `some StoreProtocol<AppState>` runs on the app's store and is tested with a test store.
 ///
 /// ```swift
@@ -15,7 +15,7 @@
 /// ```
 ///
 /// Its dispatch methods come from ``ActionDispatcher``. Every member keeps the meaning it has on
-/// ``Store``. On a ``TestStore`` the work dispatched through
+/// ``Store``. On a `TestStore` the work dispatched through
 /// this protocol is tracked like the test store's own dispatches: sync actions are recorded for
 /// `receive`, and async actions and graph runs count as in flight until they end, so `receive` and
 /// `finish` wait for them (and name them when they time out).

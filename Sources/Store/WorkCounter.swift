@@ -1,4 +1,4 @@
-/// The store's own count of the work it started: how a ``TestStore`` knows the store is quiet,
+/// The store's own count of the work it started: how a `TestStore` knows the store is quiet,
 /// with no `Task.yield()` and no real-time guess.
 ///
 /// Every task the store starts (an async node, an attempt raced against its timeout and the
@@ -13,9 +13,9 @@
 ///
 /// Work the store did not start (a `Task` a stub creates, a stub awaiting something outside the
 /// store) is not counted; a unit awaiting it stays running, and the failure of a wait names it.
-final class WorkCounter: Sendable {
+package final class WorkCounter: Sendable {
     /// One unit of counted work.
-    struct Unit: Sendable {
+    package struct Unit: Sendable {
         let counter: WorkCounter
         let id: UInt64
 
@@ -31,7 +31,7 @@ final class WorkCounter: Sendable {
     }
 
     /// The unit the current task runs as, if it is counted work of a store.
-    @TaskLocal static var current: Unit?
+    @TaskLocal package static var current: Unit?
 
     private struct Entry {
         let name: String
@@ -64,12 +64,12 @@ final class WorkCounter: Sendable {
 
     private let state = LockedValue(State())
 
-    init() {}
+    package init() {}
 
     // MARK: Units
 
     /// A new running unit, counted from now: call it before creating the task that runs it.
-    func begin(_ name: String) -> Unit {
+    package func begin(_ name: String) -> Unit {
         let (id, watchers) = state.withLock { state -> (UInt64, [DeadlineGate]) in
             state.nextID += 1
             state.units[state.nextID] = Entry(name: name)
@@ -124,7 +124,7 @@ final class WorkCounter: Sendable {
 
     /// Something the counter's owner waits for happened (an action reached the reducer, a call
     /// came): wakes the watchers, so a wait re-checks and sees progress.
-    func noteProgress() {
+    package func noteProgress() {
         let watchers = state.withLock { $0.changed() }
         for gate in watchers { gate.open() }
     }
@@ -132,12 +132,12 @@ final class WorkCounter: Sendable {
     // MARK: Reading
 
     /// How many units run now (none: the store is quiet), and the progress counter.
-    var snapshot: (running: Int, progress: UInt64) {
+    package var snapshot: (running: Int, progress: UInt64) {
         state.withLock { ($0.running, $0.progress) }
     }
 
     /// Opens `gate` at the next change (at once if the progress counter moved past `seen`).
-    func watch(_ gate: DeadlineGate, ifStill seen: UInt64) {
+    package func watch(_ gate: DeadlineGate, ifStill seen: UInt64) {
         let changed = state.withLock { state -> Bool in
             guard state.progress == seen else { return true }
             state.watchers.append(gate)
@@ -149,7 +149,7 @@ final class WorkCounter: Sendable {
     /// Suspends until `isDone` holds, checking it again at every change the counter sees. Returns
     /// `false` once `timeout` of real time passed with no change at all: nothing progressed, so a
     /// loaded machine that runs the work slowly never fails the wait, and a hang fails it.
-    func wait(timeout: Duration, until isDone: () -> Bool) async -> Bool {
+    package func wait(timeout: Duration, until isDone: () -> Bool) async -> Bool {
         var lastProgress = snapshot.progress
         var windowStart = PoolTime.shared.now
         while true {
@@ -168,7 +168,7 @@ final class WorkCounter: Sendable {
     }
 
     /// One line per unit, running ones first, for a failure message.
-    func lines() -> [String] {
+    package func lines() -> [String] {
         state.withLock { state in
             let sorted = state.units.sorted { $0.key < $1.key }.map(\.value)
             let running = sorted.filter { !$0.isParked }.map { "  running: \($0.name)" }
@@ -180,7 +180,7 @@ final class WorkCounter: Sendable {
     // MARK: Running counted work
 
     /// Runs `body` as `unit` (a task's whole body), then ends the unit.
-    static func run<T>(
+    package static func run<T>(
         _ unit: Unit?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async rethrows -> T {
         guard let unit else { return try await body() }
@@ -191,7 +191,7 @@ final class WorkCounter: Sendable {
 
     /// The current task's unit, when the current task is the counted work that runs it (not a task
     /// that inherited it): the unit that a suspension of this task parks.
-    static func currentUnit() -> Unit? {
+    package static func currentUnit() -> Unit? {
         guard let unit = current, unit.counter.owns(unit.id, owner: currentTaskIdentity()) else { return nil }
         return unit
     }
@@ -224,33 +224,33 @@ extension WorkCounter {
 /// else the closure does, and call ``park()`` last: until then the task still runs code, and a
 /// resume that comes first is a credit that `park()` consumes.
 @usableFromInline
-struct Parked<Value: Sendable, Failure: Error>: Sendable {
-    let continuation: CheckedContinuation<Value, Failure>
-    let unit: WorkCounter.Unit?
+package struct Parked<Value: Sendable, Failure: Error>: Sendable {
+    package let continuation: CheckedContinuation<Value, Failure>
+    package let unit: WorkCounter.Unit?
     private let reason: String
 
-    init(_ continuation: CheckedContinuation<Value, Failure>, parkingOn reason: @autoclosure () -> String) {
+    package init(_ continuation: CheckedContinuation<Value, Failure>, parkingOn reason: @autoclosure () -> String) {
         self.continuation = continuation
         self.unit = WorkCounter.currentUnit()
         self.reason = unit == nil ? "" : reason()
     }
 
     /// The task is about to suspend: its unit no longer runs (unless it was resumed already).
-    func park() {
+    package func park() {
         unit?.park(on: reason)
     }
 
-    func resume(with result: Result<Value, Failure>) {
+    package func resume(with result: Result<Value, Failure>) {
         unit?.unpark()
         continuation.resume(with: result)
     }
 
-    func resume(returning value: Value) {
+    package func resume(returning value: Value) {
         unit?.unpark()
         continuation.resume(returning: value)
     }
 
-    func resume(throwing error: Failure) {
+    package func resume(throwing error: Failure) {
         unit?.unpark()
         continuation.resume(throwing: error)
     }

@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Issue 14: async actions get their services from the store (`context.dependencies`) and sleep on

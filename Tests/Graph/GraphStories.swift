@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// The small app the graph tests tell their stories with: a user logs in, the app fetches a profile

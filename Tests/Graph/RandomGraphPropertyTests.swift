@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 import Testing
 
 extension GraphStories {

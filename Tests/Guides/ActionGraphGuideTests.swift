@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 // The snippets of Sources/OresRedux.docc/TheActionGraph.md.

@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 import Testing
 
 // The snippets of Sources/OresRedux.docc/InspectingARecording.md.
@@ -46,6 +47,7 @@ extension GuideApp {
             #expect(
                 test == """
                     import OresRedux
+                    import OresReduxTesting
                     import Testing
 
                     @Test func homeNeverShows() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 import Testing
 
 // The snippets of README.md ("The counter", "Two network calls, then one update"), as written

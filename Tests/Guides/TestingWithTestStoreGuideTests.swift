@@ -1,7 +1,8 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/TestingWithTestStore.md and of the README's section
+// The snippets of Sources/Store/Testing/OresReduxTesting.docc (the guide and the landing page) and of the README's section
 // "Testing the order of things".
 
 extension GuideApp {
@@ -30,6 +31,17 @@ extension TestStoreFailure {
 extension GuideApp {
     @Suite("Guide: Testing with TestStore")
     struct TestingWithTestStoreGuide {
+        @Test("OresReduxTesting landing page: counts up")
+        func countsUp() async throws {
+            let store = TestStore(
+                initialState: 0,
+                reducer: .on(Increment.self) { count, action in
+                    count += action.amount
+                })
+            try store.send(Increment(amount: 2)) { $0 = 2 }
+            try await store.finish()
+        }
+
         @Test("TestingWithTestStore guide: home loads after log in, profile and feed fetched with the token")
         func homeLoadsAfterLogIn() async throws {
             let store = TestStore(initialState: AppState(), reducer: appReducer)

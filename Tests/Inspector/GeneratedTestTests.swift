@@ -3,6 +3,7 @@ import OresRedux
 import Testing
 
 @testable import OresRedux
+@testable import OresReduxTesting
 
 /// "Generate a test": a recording becomes Swift Testing code for a `TestStore`. The code below, in
 /// `GeneratedReplay`, is the generator's output pasted as is; the first test checks that it still is,
@@ -23,7 +24,7 @@ struct GeneratedTestTests {
             .filter { !$0.hasPrefix("import ") && !$0.isEmpty }
         let start = try #require(pasted.firstIndex(of: lines[0]), "the generated test is pasted in this file")
         #expect(Array(pasted[start..<min(pasted.count, start + lines.count)]) == lines)
-        #expect(generated.hasPrefix("import OresRedux\nimport Testing\n"))
+        #expect(generated.hasPrefix("import OresRedux\nimport OresReduxTesting\nimport Testing\n"))
         #expect(generated.contains("store.stub(LogIn.self, with: Session(token: \"t-ada\"))"))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 
 /// A small app recorded by the inspector's tests: a log-in that loads a profile and a feed, with a
 /// feed that fails once and succeeds on retry.

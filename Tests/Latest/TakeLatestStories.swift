@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Search-as-you-type and "leave the screen, start again": work dispatched with an id, where only

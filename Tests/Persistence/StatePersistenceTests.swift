@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OresRedux
+@testable import OresReduxTesting
 
 /// Saving a store's state after changes (debounced, atomic) and restoring it at the next launch.
 @Suite struct StatePersistenceTests {

@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Issue 13: feature code written once against `StoreProtocol`, driven by a `Store` or a `TestStore`.
@@ -81,5 +82,58 @@ struct StoreProtocolTests {
         try await testStore.receive(Loaded.self) { $0.count = 3 }
         liveSubscription.cancel()
         testSubscription.cancel()
+    }
+
+    /// An app's own wrapper around a store, written as the CHANGELOG says: one property to forward.
+    final class LoggingStore: StoreProtocol {
+        let store: Store<Counter>
+        init(store: Store<Counter>) { self.store = store }
+
+        var dispatchTarget: DispatchTarget<Counter> { store.dispatchTarget }
+        var state: Counter { store.state }
+        func subscribe(_ observer: @escaping @Sendable (Counter) -> Void) -> Subscription {
+            store.subscribe(observer)
+        }
+        func subscribe<Value: Equatable & Sendable>(
+            _ select: @escaping @Sendable (Counter) -> Value, _ observer: @escaping @Sendable (Value) -> Void
+        ) -> Subscription {
+            store.subscribe(select, observer)
+        }
+        func states() -> AsyncStream<Counter> { store.states() }
+    }
+
+    @Test("A wrapper that forwards only its dispatch target dispatches sync actions, async actions and graphs")
+    func wrapperForwardsItsTarget() async throws {
+        let wrapper = LoggingStore(store: Store(initialState: Counter(), reducer: Self.reducer))
+        let model = CounterModel(store: wrapper)
+        await model.load().wait()
+        #expect(wrapper.state == Counter(count: 42, loading: false))
+        #expect(try await wrapper.dispatch(LoadCount()).value == 42)
+    }
+
+    /// Code that only dispatches takes any dispatcher: a store, a scope, an action's context.
+    static func startLoading(_ dispatcher: some ActionDispatcher<Counter>) {
+        dispatcher.dispatch(StartLoading())
+    }
+
+    @Test("A function over ActionDispatcher takes a store, a test store and an action's context alike")
+    func oneFunctionForEveryDispatcher() async throws {
+        let store = Store(initialState: Counter(), reducer: Self.reducer)
+        Self.startLoading(store)
+        #expect(store.state.loading)
+
+        struct StartFromContext: AsyncAction {
+            func run(_ context: ActionContext<Counter>) async throws {
+                StoreProtocolTests.startLoading(context)
+            }
+        }
+        let fresh = Store(initialState: Counter(), reducer: Self.reducer)
+        try await fresh.dispatch(StartFromContext()).value
+        #expect(fresh.state.loading)
+
+        let testStore = TestStore(initialState: Counter(), reducer: Self.reducer)
+        Self.startLoading(testStore)
+        try await testStore.receive(StartLoading.self) { $0.loading = true }
+        try await testStore.finish()
     }
 }

@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 import XCTest
 

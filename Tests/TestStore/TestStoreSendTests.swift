@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Issue 13: `send` asserts the action it sent, whatever other threads apply meanwhile.

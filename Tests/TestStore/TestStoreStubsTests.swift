@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Issue 13: async stubs that see the action and its context, and actions run for real.

@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// A small app: log in, then load profile and feed in parallel with the token, then show home.

@@ -1,5 +1,6 @@
 import Dispatch
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Issue 13: virtual time passes like real time, deadline by deadline.

@@ -1,4 +1,5 @@
 import OresRedux
+import OresReduxTesting
 import Testing
 
 /// Issue 13: every wait of a test store ends, and says what is still in flight.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OresRedux
+@testable import OresReduxTesting
 
 /// The store's count of its own work, which every TestStore wait ends on: units, parks, resumes
 /// that come before the park they answer, and waits that fail only when nothing progressed.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OresRedux
+@testable import OresReduxTesting
 
 /// The pictures of one real run: a succeeded chain, a failure and what it skipped, parallel work,
 /// and a label full of characters that mean something in Mermaid, DOT and JSON.

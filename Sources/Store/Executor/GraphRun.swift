@@ -21,7 +21,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     let core: any RunHost
     /// What the graph's nodes see: the store, or the scope the graph was dispatched to.
     let backend: any StoreBackend<State>
-    let graph: ActionGraph<State>
+    package let graph: ActionGraph<State>
     private let protected: LockedValue<Protected>
     /// When the run was created, on the store's clock (see `elapsed()`).
     private let createdAt: Duration

@@ -1,5 +1,5 @@
 extension InspectorRecording {
-    /// Swift Testing code for a ``TestStore`` that replays the recording: a bug seen in the inspector
+    /// Swift Testing code for a `TestStore` that replays the recording: a bug seen in the inspector
     /// becomes a regression test in one paste.
     ///
     /// The test stubs every async action type with the responses (or errors) it recorded, in order;
@@ -25,6 +25,7 @@ extension InspectorRecording {
     ) -> String {
         var lines = [
             "import OresRedux",
+            "import OresReduxTesting",
             "import Testing",
             "",
             "@Test func \(name)() async throws {",

@@ -71,7 +71,7 @@ public final class StatePersistence: Sendable {
     ///   - debounce: the longest a change waits before it is written, and the shortest time between
     ///     two timed writes; one second by default.
     ///   - clock: the clock the debounce sleeps on; `nil` (the default) uses the store's clock
-    ///     (`StoreOptions.clock`), so a store with a ``VirtualClock`` debounces in virtual time.
+    ///     (`StoreOptions.clock`), so a store with a `VirtualClock` debounces in virtual time.
     ///   - writer: writes the encoded state; ``writeAtomically(_:to:)`` by default.
     ///   - onError: receives failures of timed writes (``flush()`` throws its own instead); prints to
     ///     standard error by default.

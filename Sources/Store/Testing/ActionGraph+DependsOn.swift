@@ -1,3 +1,5 @@
+import OresRedux
+
 extension ActionGraph {
     /// Whether `node` waits, directly or not, on `ancestor`.
     func dependsOn(_ node: Int, _ ancestor: Int) -> Bool {

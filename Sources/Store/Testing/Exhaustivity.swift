@@ -1,3 +1,5 @@
+import OresRedux
+
 /// Whether a ``TestStore`` requires every received action to be asserted.
 public enum Exhaustivity: Sendable, Equatable {
     /// Every action that reaches the reducer must be asserted, in order (the default).

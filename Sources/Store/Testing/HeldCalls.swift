@@ -1,4 +1,5 @@
 import Dispatch
+import OresRedux
 
 /// Calls of one async action type that a ``TestStore`` holds until the test answers them.
 ///

@@ -1,3 +1,5 @@
+import OresRedux
+
 /// One action that reached the reducer, with the state before and after it.
 struct Received<State: Sendable>: Sendable {
     let action: any Action

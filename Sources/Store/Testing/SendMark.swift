@@ -1,3 +1,5 @@
+import OresRedux
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,5 @@
+import OresRedux
+
 /// A field-by-field difference of two values, read through `Mirror`: what a failing ``TestStore``
 /// assertion prints instead of two walls of text.
 ///

@@ -1,3 +1,5 @@
+import OresRedux
+
 /// The stubs of a test store, by action type: the store's interceptor.
 final class StubTable: AsyncActionInterceptor, Sendable {
     private struct Stub {

@@ -1,8 +1,9 @@
 import Dispatch
+import OresRedux
 
 /// A store for tests about the order in which things happen.
 ///
-/// It wraps a real ``Store`` (the same reducer, middleware and graph executor as the app), answers
+/// It wraps a real `Store` (the same reducer, middleware and graph executor as the app), answers
 /// async actions with stubs instead of the network, runs time on a ``VirtualClock``, and records
 /// every action that reaches the reducer so the test can assert them in order, each with the exact
 /// state change it made:
@@ -44,14 +45,14 @@ import Dispatch
 /// or `receive`, in order, and `finish` fails if any was not. Set ``exhaustivity``
 /// to `.off` for large features: `receive` then skips actions until it finds the one asked for.
 ///
-/// Dispatch through the test store (or through it as a ``StoreProtocol``), not through ``store``:
+/// Dispatch through the test store (or through it as a `StoreProtocol`), not through ``store``:
 /// only work started here is tracked, so that `receive` and `finish` know when it is done.
 public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// The real store under test. Work dispatched on it directly is not tracked; prefer the test
     /// store's own `dispatch` methods.
     public let store: Store<State>
     /// The clock that paces the store's timeouts, back-off and delays, and that async actions read as
-    /// ``ActionContext/clock``; advance it to move time.
+    /// `ActionContext/clock`; advance it to move time.
     public let clock: VirtualClock
 
     private let log: LockedValue<ReducerLog<State>>
@@ -80,9 +81,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
     /// Creates a test store whose async actions and middleware see `dependencies`.
     ///
-    /// Every ``ActionContext`` of the store returns them from ``ActionContext/dependencies``: the
+    /// Every `ActionContext` of the store returns them from `ActionContext/dependencies`: the
     /// contexts given to stubs, to actions run with ``runForReal(_:)``, and to middleware. Set the
-    /// fakes the test needs; a key left unset reads its ``DependencyKey/defaultValue``:
+    /// fakes the test needs; a key left unset reads its `DependencyKey/defaultValue`:
     ///
     /// ```swift
     /// var dependencies = Dependencies()
@@ -91,7 +92,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// store.runForReal(FetchProfile.self)   // its `run` calls the fake
     /// ```
     ///
-    /// ``ActionContext/clock`` is always ``clock``, the test store's ``VirtualClock``.
+    /// `ActionContext/clock` is always ``clock``, the test store's ``VirtualClock``.
     /// - Parameters:
     ///   - initialState: the state before any action.
     ///   - reducer: the app's reducer.
@@ -178,7 +179,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     /// Answers every call of `type` with what `respond` returns, given the action and its
-    /// ``ActionContext`` (to read the state or dispatch, as the real `run` would); it may suspend,
+    /// `ActionContext` (to read the state or dispatch, as the real `run` would); it may suspend,
     /// for instance to sleep on ``clock``. Replaces an earlier stub of the type.
     ///
     /// From a `@MainActor` test, mark the closure `@MainActor` to touch main-actor state in it.
@@ -595,5 +596,5 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 }
 
-/// A test store drives feature code written against ``StoreProtocol``.
+/// A test store drives feature code written against `StoreProtocol`.
 extension TestStore: StoreProtocol {}

@@ -1,3 +1,5 @@
+import OresRedux
+
 /// A failed ``TestStore`` assertion or wait: where it was made and what went wrong.
 ///
 /// The place is the test's own line, captured by the default arguments (`#fileID`, `#filePath`,

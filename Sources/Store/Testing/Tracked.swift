@@ -1,3 +1,5 @@
+import OresRedux
+
 /// Work a test store started and waits for.
 enum Tracked<State: Sendable>: Sendable {
     case run(GraphRun<State>)

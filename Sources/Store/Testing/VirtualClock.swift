@@ -1,4 +1,5 @@
 import Dispatch
+import OresRedux
 
 /// A clock that moves only when a test says so, so a 30-second timeout is tested in microseconds.
 ///

@@ -9,7 +9,7 @@ import Dispatch
 /// but does not fail it. A hang (a continuation nobody resumes while the pool runs freely) expires
 /// the window on time. The expiry is a Dispatch timer, not task cancellation, so it fires even when
 /// nothing cancels the waiting task.
-final class DeadlineGate: Sendable {
+package final class DeadlineGate: Sendable {
     private struct Gate {
         var continuation: CheckedContinuation<Bool, Never>?
         var result: Bool?
@@ -17,11 +17,11 @@ final class DeadlineGate: Sendable {
 
     private let gate = LockedValue(Gate())
 
-    init() {}
+    package init() {}
 
     /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
     /// `start`, has passed (returns `false`).
-    func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
+    package func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
         PoolTime.shared.expire(self, window: window, from: start, priority: Task.basePriority ?? .medium)
         return await withCheckedContinuation { continuation in
             let early = gate.withLock { gate -> Bool? in
@@ -34,10 +34,10 @@ final class DeadlineGate: Sendable {
     }
 
     /// Wakes the waiter: the event came. Later calls, and the expiry after this, do nothing.
-    func open() { finish(true) }
+    package func open() { finish(true) }
 
     /// Whether the gate was opened or expired already.
-    var isFinished: Bool { gate.withLock { $0.result != nil } }
+    package var isFinished: Bool { gate.withLock { $0.result != nil } }
 
     fileprivate func expire() { finish(false) }
 
@@ -61,21 +61,21 @@ final class DeadlineGate: Sendable {
 /// reached `starvationLimit` times the window, and at least `starvationFloor` (then the pool itself
 /// is stuck: a thread of it blocked for good, which no wait can outlive; the floor keeps a short
 /// window from mistaking a machine that ran other processes for a while for a stuck pool).
-final class PoolTime: Sendable {
+package final class PoolTime: Sendable {
     /// A moment: wall time and the beats counted by then.
-    struct Mark: Sendable {
+    package struct Mark: Sendable {
         let wall: DispatchTime
         let beats: UInt64
     }
 
-    static let shared = PoolTime()
+    package static let shared = PoolTime()
 
     /// How often the pool is probed while waits are pending.
-    static let beat: Duration = .milliseconds(10)
+    package static let beat: Duration = .milliseconds(10)
     /// How many windows of wall time a starved pool may take before a wait gives up anyway.
-    static let starvationLimit = 20
+    package static let starvationLimit = 20
     /// The least wall time after which a starved pool fails a wait anyway.
-    static let starvationFloor: Duration = .seconds(60)
+    package static let starvationFloor: Duration = .seconds(60)
 
     private struct State {
         var beats: UInt64 = 0
@@ -90,10 +90,10 @@ final class PoolTime: Sendable {
     private init() {}
 
     /// Now.
-    var now: Mark { Mark(wall: .now(), beats: state.withLock { $0.beats }) }
+    package var now: Mark { Mark(wall: .now(), beats: state.withLock { $0.beats }) }
 
     /// Whether `window` of pool time has passed since `start` (see the type's description).
-    func hasPassed(_ window: Duration, since start: Mark) -> Bool {
+    package func hasPassed(_ window: Duration, since start: Mark) -> Bool {
         Self.hasPassed(window, since: start, wall: .now(), beats: state.withLock { $0.beats })
     }
 
@@ -102,7 +102,7 @@ final class PoolTime: Sendable {
     /// priority (not one raised by whoever awaits it): the priority the work it started inherited,
     /// so that probes and that work share one queue of the pool. A probe of another priority is
     /// served by other threads, or ahead of that work, and counts time the work never had.
-    func expire(_ gate: DeadlineGate, window: Duration, from start: Mark, priority: TaskPriority) {
+    package func expire(_ gate: DeadlineGate, window: Duration, from start: Mark, priority: TaskPriority) {
         let startTimer = state.withLock { state -> Bool in
             state.pending.append((gate, window, start, priority))
             return state.timer == nil
@@ -182,7 +182,7 @@ final class PoolTime: Sendable {
 }
 
 /// `1.5 s` for a failure message.
-func describeSeconds(_ duration: Duration) -> String {
+package func describeSeconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
     let value = Double(seconds) + Double(attoseconds) / 1e18
     return "\(value) s"
