@@ -57,6 +57,18 @@ public final class Store<State: Sendable>: Sendable {
     /// for `dispatch` and `cancel(id:)`).
     public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: core) }
 
+    /// Applies a sync action: middleware, then reducer, then subscribers (see
+    /// `ActionDispatcher`'s `dispatch(_:)` for when it returns).
+    // The one dispatch method not left to ActionDispatcher: a sync dispatch on a Store is the
+    // store's hot path, and here it is specialized for the state and inlined into the caller.
+    // Through the target, the caller builds and destroys a generic DispatchTarget and the store's
+    // pipeline runs unspecialized, looking up generic metadata at every step (the Benchmarks'
+    // "dispatch, 0 subscribers" figure: see the commit that added this).
+    @inlinable
+    public func dispatch(_ action: some Action) {
+        core.dispatch(action)
+    }
+
     /// Calls `observer` at once with the current state, then after every committed action.
     ///
     /// Calls are made one at a time, in commit order, on the thread that applied the action. The
