@@ -38,6 +38,11 @@ package final class WorkCounter: Sendable {
         /// The task that runs the unit, once it started: a task that merely inherited the unit (a
         /// `Task` created inside a stub) parks nothing.
         var owner: Int?
+        /// Whether the unit's task began its body: a failure message tells a task the pool never
+        /// ran apart from one that runs and makes no progress.
+        var hasStarted = false
+        /// Whether a task of its own runs the unit (not ready sync work waiting for the pipeline).
+        var isTask = true
         /// Resumes minus parks: below zero, the unit is parked. A resume may come before the park
         /// it answers (the resumer found the continuation before the task finished suspending); it
         /// is then a credit that the park consumes, and the unit never counts as parked.
@@ -69,10 +74,10 @@ package final class WorkCounter: Sendable {
     // MARK: Units
 
     /// A new running unit, counted from now: call it before creating the task that runs it.
-    package func begin(_ name: String) -> Unit {
+    package func begin(_ name: String, isTask: Bool = true) -> Unit {
         let (id, watchers) = state.withLock { state -> (UInt64, [DeadlineGate]) in
             state.nextID += 1
-            state.units[state.nextID] = Entry(name: name)
+            state.units[state.nextID] = Entry(name: name, isTask: isTask)
             state.running += 1
             return (state.nextID, state.changed())
         }
@@ -90,7 +95,10 @@ package final class WorkCounter: Sendable {
     }
 
     private func adopt(_ id: UInt64, owner: Int?) {
-        state.withLock { state in state.units[id]?.owner = owner }
+        state.withLock { state in
+            state.units[id]?.owner = owner
+            state.units[id]?.hasStarted = true
+        }
     }
 
     private func owns(_ id: UInt64, owner: Int?) -> Bool {
@@ -171,7 +179,10 @@ package final class WorkCounter: Sendable {
     package func lines() -> [String] {
         state.withLock { state in
             let sorted = state.units.sorted { $0.key < $1.key }.map(\.value)
-            let running = sorted.filter { !$0.isParked }.map { "  running: \($0.name)" }
+            let running = sorted.filter { !$0.isParked }.map { entry in
+                entry.hasStarted || !entry.isTask
+                    ? "  running: \(entry.name)" : "  running: \(entry.name) (its task has not started yet)"
+            }
             let parked = sorted.filter(\.isParked).map { "  parked: \($0.name), \($0.parkedOn)" }
             return running + parked
         }

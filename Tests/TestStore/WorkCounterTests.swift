@@ -11,11 +11,22 @@ struct WorkCounterTests {
     func beginAndEnd() {
         let counter = WorkCounter()
         #expect(counter.snapshot.running == 0)
-        let unit = counter.begin("FetchFeed")
+        let unit = counter.begin("FetchFeed", isTask: false)
         #expect(counter.snapshot.running == 1)
         #expect(counter.lines() == ["  running: FetchFeed"])
         unit.end()
         #expect(counter.snapshot.running == 0)
+        #expect(counter.lines().isEmpty)
+    }
+
+    @Test("a task's unit the pool has not started yet is named so, apart from one that runs")
+    func notStartedIsNamed() async {
+        let counter = WorkCounter()
+        let unit = counter.begin("FetchFeed")
+        #expect(counter.lines() == ["  running: FetchFeed (its task has not started yet)"])
+        await WorkCounter.run(unit) {
+            #expect(counter.lines() == ["  running: FetchFeed"])
+        }
         #expect(counter.lines().isEmpty)
     }
 

@@ -421,7 +421,7 @@ private struct Protected {
     mutating func countScheduling(wasScheduled: Bool) {
         guard let counter, machine.isScheduled != wasScheduled else { return }
         if machine.isScheduled {
-            scheduledUnit = counter.begin("ready sync nodes of a run, waiting for the pipeline")
+            scheduledUnit = counter.begin("ready sync nodes of a run, waiting for the pipeline", isTask: false)
         } else {
             scheduledUnit.take()?.end()
         }
