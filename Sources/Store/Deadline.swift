@@ -20,9 +20,9 @@ package final class DeadlineGate: Sendable {
     package init() {}
 
     /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
-    /// `start`, has passed (returns `false`).
+    /// `start` in the lane of the task that took it, has passed (returns `false`).
     package func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
-        PoolTime.shared.expire(self, window: window, from: start, priority: Task.basePriority ?? .medium)
+        PoolTime.shared.expire(self, window: window, from: start)
         return await withCheckedContinuation { continuation in
             let early = gate.withLock { gate -> Bool? in
                 if let result = gate.result { return result }
@@ -55,17 +55,22 @@ package final class DeadlineGate: Sendable {
 /// Time as the cooperative thread pool lives it, for the deadlines of test waits.
 ///
 /// While a wait is pending, a Dispatch timer (on Dispatch's own threads, outside the pool) puts a
-/// tiny task on the pool every `beat`, one at a time, and counts it when it runs. Pool time is the
-/// number of beats that ran, times `beat`; wall time still bounds it. A window of pool time has
-/// passed when both that much wall time and that much pool time have passed, or when wall time
+/// tiny task on the pool every `beat`, one at a time per priority, and counts it when it runs. Each
+/// priority is a lane of its own: a wait counts only the beats of its task's base priority, the
+/// priority the work it started inherited, because the pool serves each priority from its own
+/// queue (and, on Linux, its own threads): a probe of another priority runs, or does not, whatever
+/// that work's queue does, and would count time the work never had. Pool time is the number of
+/// beats that ran in the wait's lane, times `beat`; wall time still bounds it. A window of pool time
+/// has passed when both that much wall time and that much pool time have passed, or when wall time
 /// reached `starvationLimit` times the window, and at least `starvationFloor` (then the pool itself
 /// is stuck: a thread of it blocked for good, which no wait can outlive; the floor keeps a short
 /// window from mistaking a machine that ran other processes for a while for a stuck pool).
 package final class PoolTime: Sendable {
-    /// A moment: wall time and the beats counted by then.
+    /// A moment: wall time and the beats counted by then in the lane of the task that took it.
     package struct Mark: Sendable {
         let wall: DispatchTime
         let beats: UInt64
+        let lane: UInt8
     }
 
     package static let shared = PoolTime()
@@ -77,11 +82,18 @@ package final class PoolTime: Sendable {
     /// The least wall time after which a starved pool fails a wait anyway.
     package static let starvationFloor: Duration = .seconds(60)
 
-    private struct State {
+    /// One priority's probes.
+    private struct Lane {
         var beats: UInt64 = 0
         var probeInFlight = false
-        var pending: [(gate: DeadlineGate, window: Duration, start: Mark, priority: TaskPriority)] = []
+    }
+
+    private struct State {
+        var lanes: [UInt8: Lane] = [:]
+        var pending: [(gate: DeadlineGate, window: Duration, start: Mark)] = []
         var timer: (any DispatchSourceTimer)?
+
+        func beats(in lane: UInt8) -> UInt64 { lanes[lane]?.beats ?? 0 }
     }
 
     private let state = LockedValue(State())
@@ -89,22 +101,22 @@ package final class PoolTime: Sendable {
 
     private init() {}
 
-    /// Now.
-    package var now: Mark { Mark(wall: .now(), beats: state.withLock { $0.beats }) }
+    /// Now, in the lane of the current task's base priority (not one raised by whoever awaits it).
+    package var now: Mark {
+        let lane = (Task.basePriority ?? .medium).rawValue
+        return Mark(wall: .now(), beats: state.withLock { $0.beats(in: lane) }, lane: lane)
+    }
 
     /// Whether `window` of pool time has passed since `start` (see the type's description).
     package func hasPassed(_ window: Duration, since start: Mark) -> Bool {
-        Self.hasPassed(window, since: start, wall: .now(), beats: state.withLock { $0.beats })
+        Self.hasPassed(window, since: start, wall: .now(), beats: state.withLock { $0.beats(in: start.lane) })
     }
 
-    /// Expires `gate` once `window` of pool time has passed since `start` (unless it opens first).
-    /// The probes run at the lowest `priority` of the pending waits, each the waiting task's base
-    /// priority (not one raised by whoever awaits it): the priority the work it started inherited,
-    /// so that probes and that work share one queue of the pool. A probe of another priority is
-    /// served by other threads, or ahead of that work, and counts time the work never had.
-    package func expire(_ gate: DeadlineGate, window: Duration, from start: Mark, priority: TaskPriority) {
+    /// Expires `gate` once `window` of pool time has passed since `start`, in `start`'s lane
+    /// (unless it opens first).
+    package func expire(_ gate: DeadlineGate, window: Duration, from start: Mark) {
         let startTimer = state.withLock { state -> Bool in
-            state.pending.append((gate, window, start, priority))
+            state.pending.append((gate, window, start))
             return state.timer == nil
         }
         if startTimer { queue.async { self.startBeating() } }
@@ -122,37 +134,40 @@ package final class PoolTime: Sendable {
         timer.resume()
     }
 
-    /// On Dispatch's queue: probes the pool, expires the windows that passed, and stops when no
-    /// wait is pending.
+    /// On Dispatch's queue: probes the lanes of the pending waits, expires the windows that passed,
+    /// and stops when no wait is pending.
     private func tick() {
         let wall = DispatchTime.now()
-        let (probe, expired, idleTimer) = state.withLock {
-            state -> (TaskPriority?, [DeadlineGate], (any DispatchSourceTimer)?) in
+        let (probes, expired, idleTimer) = state.withLock {
+            state -> ([UInt8], [DeadlineGate], (any DispatchSourceTimer)?) in
             var expired: [DeadlineGate] = []
+            let lanes = state.lanes
             state.pending.removeAll { entry in
                 if entry.gate.isFinished { return true }
-                guard Self.hasPassed(entry.window, since: entry.start, wall: wall, beats: state.beats) else {
-                    return false
-                }
+                let beats = lanes[entry.start.lane]?.beats ?? 0
+                guard Self.hasPassed(entry.window, since: entry.start, wall: wall, beats: beats) else { return false }
                 expired.append(entry.gate)
                 return true
             }
             if state.pending.isEmpty {
                 defer { state.timer = nil }
-                return (nil, expired, state.timer)
+                return ([], expired, state.timer)
             }
-            guard !state.probeInFlight else { return (nil, expired, nil) }
-            state.probeInFlight = true
-            return (state.pending.map(\.priority).min { $0.rawValue < $1.rawValue }, expired, nil)
+            var probes: [UInt8] = []
+            for lane in Set(state.pending.map(\.start.lane)) where state.lanes[lane]?.probeInFlight != true {
+                state.lanes[lane, default: Lane()].probeInFlight = true
+                probes.append(lane)
+            }
+            return (probes, expired, nil)
         }
         idleTimer?.cancel()
         for gate in expired { gate.expire() }
-        if let probe {
-            // The probe: it counts only once the pool ran it.
-            Task(priority: probe) {
+        for lane in probes {
+            // The probe: it counts only once the pool ran it, at its lane's priority.
+            Task(priority: TaskPriority(rawValue: lane)) {
                 self.state.withLock { state in
-                    state.beats += 1
-                    state.probeInFlight = false
+                    state.lanes[lane, default: Lane()].beats += 1
+                    state.lanes[lane, default: Lane()].probeInFlight = false
                 }
             }
         }

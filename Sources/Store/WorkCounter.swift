@@ -28,6 +28,10 @@ package final class WorkCounter: Sendable {
 
         /// The unit's task ended.
         func end() { counter.end(id) }
+
+        /// Records where the unit's task is now, for a failure message that finds it running with
+        /// no progress.
+        package func note(_ step: StaticString) { counter.note(id, step) }
     }
 
     /// The unit the current task runs as, if it is counted work of a store.
@@ -41,6 +45,8 @@ package final class WorkCounter: Sendable {
         /// Whether the unit's task began its body: a failure message tells a task the pool never
         /// ran apart from one that runs and makes no progress.
         var hasStarted = false
+        /// The last step the unit's task reported (see `Unit.note(_:)`).
+        var step: StaticString?
         /// Whether a task of its own runs the unit (not ready sync work waiting for the pipeline).
         var isTask = true
         /// Resumes minus parks: below zero, the unit is parked. A resume may come before the park
@@ -92,6 +98,10 @@ package final class WorkCounter: Sendable {
             return state.changed()
         }
         for gate in watchers { gate.open() }
+    }
+
+    private func note(_ id: UInt64, _ step: StaticString) {
+        state.withLock { state in state.units[id]?.step = step }
     }
 
     private func adopt(_ id: UInt64, owner: Int?) {
@@ -180,8 +190,11 @@ package final class WorkCounter: Sendable {
         state.withLock { state in
             let sorted = state.units.sorted { $0.key < $1.key }.map(\.value)
             let running = sorted.filter { !$0.isParked }.map { entry in
-                entry.hasStarted || !entry.isTask
-                    ? "  running: \(entry.name)" : "  running: \(entry.name) (its task has not started yet)"
+                if !entry.hasStarted && entry.isTask {
+                    return "  running: \(entry.name) (its task has not started yet)"
+                }
+                guard let step = entry.step else { return "  running: \(entry.name)" }
+                return "  running: \(entry.name), last \(step)"
             }
             let parked = sorted.filter(\.isParked).map { "  parked: \($0.name), \($0.parkedOn)" }
             return running + parked
@@ -198,6 +211,11 @@ package final class WorkCounter: Sendable {
         defer { unit.end() }
         unit.counter.adopt(unit.id, owner: currentTaskIdentity())
         return try await $current.withValue(unit) { try await body() }
+    }
+
+    /// Records, on the current task's unit, where the task is now (see `Unit.note(_:)`).
+    static func note(_ step: StaticString) {
+        current?.note(step)
     }
 
     /// The current task's unit, when the current task is the counted work that runs it (not a task

@@ -109,4 +109,20 @@ struct WorkCounterTests {
         #expect(await counter.wait(timeout: .milliseconds(300)) { counter.snapshot.running == 0 })
         await ticker.value
     }
+
+    @Test("pool time is kept per priority: a wait's window passes by the beats of its own task's base priority")
+    func poolTimeLanes() async {
+        let low = await Task(priority: .low) { PoolTime.shared.now }.value
+        let high = await Task(priority: .high) { PoolTime.shared.now }.value
+        #expect(low.lane == TaskPriority.low.rawValue)
+        #expect(high.lane == TaskPriority.high.rawValue)
+
+        // Each lane's probes run at its priority, so a window passes in either (nothing opens it).
+        for priority in [TaskPriority.low, .high] {
+            let expired = await Task(priority: priority) {
+                await DeadlineGate().wait(window: .milliseconds(30), from: PoolTime.shared.now)
+            }.value
+            #expect(expired == false)
+        }
+    }
 }

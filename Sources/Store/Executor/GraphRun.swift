@@ -316,9 +316,11 @@ public final class GraphRun<State: Sendable>: Sendable {
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
         let settings = graph.settings[node]
+        WorkCounter.note("started its attempts")
         let (result, attempts) = await Attempts.run(
             operation, gate: NodeGate(protected: protected, node: node, host: core, createdAt: createdAt),
             timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
+        WorkCounter.note("ended its attempts")
         let now = elapsed()
         perform(
             protected.withLock { protected in
@@ -341,11 +343,16 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// moment), and the waiters are queued behind them, so none resumes before its events.
     private func perform(_ performable: Performable) {
         let effects = performable.effects
+        WorkCounter.note("performs what its node's end decided")
         for node in effects.startAsync { startAsync(node) }
         for task in performable.cancel { task.cancel() }
         if performable.observed { core.deliverEvents() }
-        if effects.schedule { core.schedule(self) }
+        if effects.schedule {
+            WorkCounter.note("schedules ready sync nodes in the pipeline")
+            core.schedule(self)
+        }
         if performable.holdsWaiters { core.resumeAtPipelineExit(self) }
+        WorkCounter.note("resumes the run's waiters")
         if performable.observed, !performable.resume.isEmpty {
             core.events.enqueue([.resume(performable.resume)])
             core.deliverEvents()

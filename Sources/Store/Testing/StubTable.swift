@@ -52,10 +52,13 @@ final class StubTable: AsyncActionInterceptor, Sendable {
             return stub
         }
         waits.counter.noteProgress()
+        WorkCounter.current?.note("called its stub")
         guard let stub else {
             throw MissingStub(action: "\(A.self)")
         }
-        return try await stub.respond(action, context) as! A.Response
+        let response = try await stub.respond(action, context) as! A.Response
+        WorkCounter.current?.note("got its stub's answer")
+        return response
     }
 
     func calls<A>(of type: A.Type) -> [Any] {
