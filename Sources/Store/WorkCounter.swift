@@ -213,11 +213,6 @@ package final class WorkCounter: Sendable {
         return try await $current.withValue(unit) { try await body() }
     }
 
-    /// Records, on the current task's unit, where the task is now (see `Unit.note(_:)`).
-    static func note(_ step: StaticString) {
-        current?.note(step)
-    }
-
     /// The current task's unit, when the current task is the counted work that runs it (not a task
     /// that inherited it): the unit that a suspension of this task parks.
     package static func currentUnit() -> Unit? {

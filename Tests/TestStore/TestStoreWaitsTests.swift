@@ -173,7 +173,8 @@ struct TestStoreCountedWaitsTests {
         }
         let message = failure?.message ?? ""
         #expect(message.contains("advancing the clock to +1.0 seconds gave up"), "\(message)")
-        #expect(message.contains("running: LogIn (node #0) of a run"), "\(message)")
+        // It names the last step the node's task reached: inside the stub, not before it.
+        #expect(message.contains("running: LogIn (node #0) of a run, last called its stub"), "\(message)")
         try await store.receive(App.SetToken.self) { $0.token = "t" }
         store.exhaustivity = .off
         try await store.finish()

@@ -26,6 +26,8 @@ struct WorkCounterTests {
         #expect(counter.lines() == ["  running: FetchFeed (its task has not started yet)"])
         await WorkCounter.run(unit) {
             #expect(counter.lines() == ["  running: FetchFeed"])
+            unit.note("called its stub")
+            #expect(counter.lines() == ["  running: FetchFeed, last called its stub"])
         }
         #expect(counter.lines().isEmpty)
     }

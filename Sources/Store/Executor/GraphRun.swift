@@ -285,7 +285,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     private func startAsync(_ node: Int) {
         let unit = core.options.workCounter.begin("\(graph.label(of: node)) (node #\(node)) of a run")
-        let task = Task { await WorkCounter.run(unit) { await self.runAsync(node) } }
+        let task = Task { await WorkCounter.run(unit) { await self.runAsync(node, as: unit) } }
         let cancelNow = protected.withLock { protected in
             guard protected.machine.mayRun(node) else { return true }
             if protected.tasks.isEmpty { protected.tasks = Array(repeating: nil, count: protected.machine.count) }
@@ -295,7 +295,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         if cancelNow { task.cancel() }
     }
 
-    private func runAsync(_ node: Int) async {
+    /// - Parameter unit: the store's count of this task, when it counts its work (a test store's).
+    private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async {
         guard protected.withLock({ $0.machine.mayRun(node) }) else { return }
         let operation: @Sendable () async throws -> ResponseSlot
         switch graph.storage.bodies[node] {
@@ -316,11 +317,11 @@ public final class GraphRun<State: Sendable>: Sendable {
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
         let settings = graph.settings[node]
-        WorkCounter.note("started its attempts")
+        unit?.note("started its attempts")
         let (result, attempts) = await Attempts.run(
             operation, gate: NodeGate(protected: protected, node: node, host: core, createdAt: createdAt),
             timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
-        WorkCounter.note("ended its attempts")
+        unit?.note("ended its attempts")
         let now = elapsed()
         perform(
             protected.withLock { protected in
@@ -343,16 +344,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// moment), and the waiters are queued behind them, so none resumes before its events.
     private func perform(_ performable: Performable) {
         let effects = performable.effects
-        WorkCounter.note("performs what its node's end decided")
         for node in effects.startAsync { startAsync(node) }
         for task in performable.cancel { task.cancel() }
         if performable.observed { core.deliverEvents() }
-        if effects.schedule {
-            WorkCounter.note("schedules ready sync nodes in the pipeline")
-            core.schedule(self)
-        }
+        if effects.schedule { core.schedule(self) }
         if performable.holdsWaiters { core.resumeAtPipelineExit(self) }
-        WorkCounter.note("resumes the run's waiters")
         if performable.observed, !performable.resume.isEmpty {
             core.events.enqueue([.resume(performable.resume)])
             core.deliverEvents()
