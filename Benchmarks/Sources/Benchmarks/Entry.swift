@@ -34,8 +34,10 @@ let usage = """
 
     Groups:
       graph        the README log-in graph against `async let` + dispatch; an empty and a one-sync-node
-                   graph against one dispatch; one async node against `Task { }.value`; chains,
-                   fan-outs and diamonds of 3-20 nodes against the same calls by hand
+                   graph against one dispatch; one async node against `Task { }.value`; a chain of 10
+                   async nodes against the same calls awaited in one task, with calls that return at
+                   once and calls that suspend once; 100 independent async nodes against a `Task`
+                   each; chains, fan-outs and diamonds of 3-20 nodes against the same calls by hand
       allocations  allocation calls per run of the same graphs and of their baselines
       reducer      a 20-case `combine` of `.on` against the same cases as an `if let ... as?` chain
       dispatch     dispatch through a store (0, 1, 10 subscribers, 10 unchanged selects)

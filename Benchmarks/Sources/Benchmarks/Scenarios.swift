@@ -45,6 +45,29 @@ func benchSmallGraphs(_ report: Report, budget: Budget, quick: Bool) async {
             ours: { ops in for _ in 0..<ops { await readmeCallsAsChildTasks() } },
             baseline: { ops in for _ in 0..<ops { await readmeCallsAsTasks() } }))
 
+    for kind in [CallKind.returnsAtOnce, .suspendsOnce] {
+        let chain = report.add(
+            await comparePaired(
+                "graph", "chain of \(targetChainLength) async nodes, \(kind.rawValue)",
+                baseline: "the calls in one task + dispatch", budget: budget,
+                ours: { ops in
+                    for _ in 0..<ops {
+                        blackhole(await store.dispatch(asyncChain(targetChainLength, kind)).wait().count)
+                    }
+                },
+                baseline: { ops in for _ in 0..<ops { await callsInOneTask(targetChainLength, kind, store) } }))
+        report.record(kind == .returnsAtOnce ? .chainReturningAtOnce : .chainSuspendingOnce, chain.ratio)
+    }
+
+    let fan = report.add(
+        await comparePaired(
+            "graph", "\(targetFanWidth) independent async nodes", baseline: "a Task per call, awaited",
+            budget: budget,
+            ours: { ops in for _ in 0..<ops { blackhole(await store.dispatch(asyncFan(targetFanWidth)).wait().count) }
+            },
+            baseline: { ops in for _ in 0..<ops { await callsOnATaskEach(targetFanWidth) } }))
+    report.record(.asyncFanNode, fan.ratio)
+
     let sizes = quick ? [3, 10, 20] : [3, 5, 10, 20]
     for shape in SmallShape.allCases {
         for nodes in sizes {
