@@ -41,7 +41,8 @@ let usage = """
       allocations  allocation calls per run of the same graphs and of their baselines
       reducer      a 20-case `combine` of `.on` against the same cases as an `if let ... as?` chain
       dispatch     dispatch through a store (0, 1, 10 subscribers, 10 unchanged selects)
-      guards       10k to 1M-node graphs: cost per node must stay flat
+      guards       10k to 1M-node graphs: cost per node must stay flat; dispatch into a 1M-item state
+                   against a 10-item one, with no subscriber and with a `select`: must not grow
       memory       peak memory per node of large graphs, each in a fresh child process
     """
 
@@ -110,7 +111,10 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if groups.contains("allocations") { await benchAllocations(report, quick: quick) }
     if groups.contains("reducer") { await benchReducers(report, budget: budget) }
     if groups.contains("dispatch") { await benchDispatch(report, budget: budget) }
-    if groups.contains("guards") { await benchLargeGraphs(report, quick: quick) }
+    if groups.contains("guards") {
+        await benchLargeGraphs(report, quick: quick)
+        await benchLargeState(report, budget: budget)
+    }
     if groups.contains("memory") { benchMemory(report, quick: quick) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
