@@ -2,7 +2,7 @@
 ///
 /// Every run prints all of them, measured or not (a group left out with `--only` says so), so that
 /// tuning reads one report. Each goal is met when its median is at or under its limit.
-enum Goal: Int, CaseIterable, Codable {
+enum Goal: String, CaseIterable, Codable {
     case chainReturningAtOnce
     case chainSuspendingOnce
     case readmeGraph

@@ -106,7 +106,10 @@ final class Report {
         }
         let measured = rows.compactMap(\.record)
         print("\(measured.filter(\.met).count)/\(measured.count) met, \(rows.count - measured.count) not measured")
-        print("Ratios hold on a busy machine; the ns and byte figures move with its load.")
+        print(
+            "The ns figures are absolute and move with the machine's load. Ratios move less, but where ours hands "
+                + "work between threads more often than its baseline (the chains above all), a busy machine's "
+                + "slower wake-ups raise them too.")
         if !watched.isEmpty {
             section("Earlier targets, still watched")
             for target in watched {
