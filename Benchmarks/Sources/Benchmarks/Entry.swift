@@ -7,7 +7,8 @@ let usage = """
     usage: swift run -c release Benchmarks [options]
 
     options:
-      --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI
+      --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI;
+                       it still measures every row of the targets
       --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory
                        (default: all)
       --json PATH      also write every figure as JSON to PATH
@@ -28,15 +29,21 @@ let usage = """
     medians of the pairs) do not. Allocations are counted in this process: the
     Benchmarks executable alone links a small C target that wraps malloc and its siblings.
 
+    The output ends with the targets of issue 23, one row each, measured or not: its figure, its
+    target, and this run's median with its IQR.
+
     Groups:
       graph        the README log-in graph against `async let` + dispatch; an empty and a one-sync-node
-                   graph against one dispatch; one async node against `Task { }.value`; chains,
-                   fan-outs and diamonds of 3-20 nodes against the same calls by hand
+                   graph against one dispatch; one async node against `Task { }.value`; a chain of 10
+                   async nodes against the same calls awaited in one task, with calls that return at
+                   once and calls that suspend once; 100 independent async nodes against a `Task`
+                   each; chains, fan-outs and diamonds of 3-20 nodes against the same calls by hand
       allocations  allocation calls per run of the same graphs and of their baselines
       reducer      a 20-case `combine` of `.on` against the same cases as an `if let ... as?` chain
       dispatch     dispatch through a store (0, 1, 10 subscribers, 10 unchanged selects)
-      guards       10k to 1M-node graphs: cost per node must stay flat (not a target)
-      memory       peak memory per node of large graphs, each in a fresh child process (not a target)
+      guards       10k to 1M-node graphs: cost per node must stay flat; dispatch into a 1M-item state
+                   against a 10-item one, with no subscriber and with a `select`: must not grow
+      memory       peak memory per node of large graphs, each in a fresh child process
     """
 
 /// Runs what the arguments ask for and returns the exit status.
@@ -104,10 +111,13 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if groups.contains("allocations") { await benchAllocations(report, quick: quick) }
     if groups.contains("reducer") { await benchReducers(report, budget: budget) }
     if groups.contains("dispatch") { await benchDispatch(report, budget: budget) }
-    if groups.contains("guards") { await benchLargeGraphs(report, quick: quick) }
+    if groups.contains("guards") {
+        await benchLargeGraphs(report, quick: quick)
+        await benchLargeState(report, budget: budget)
+    }
     if groups.contains("memory") { benchMemory(report, quick: quick) }
-    report.printTargets()
-    report.printMarkdown(command: command)
+    report.printTargets(groups: groups)
+    report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9
     print(String(format: "\nwall time: %.1f s", seconds))
     if let jsonPath {

@@ -17,41 +17,57 @@ func largeGraphRun(_ shape: Shape, async: Bool, reducer: Reducer<BenchState>) as
     return (end - start).nanoseconds / Double(shape.count)
 }
 
-/// Regression guards, not targets: no app builds graphs this large, but the cost per node must stay
-/// flat as a graph grows (nothing quadratic), and a million-node chain must run without deep
-/// recursion. Sizes are interleaved within each repetition (10k, 100k, 1M, then again), so each
-/// repetition's ratio of largest to smallest compares figures taken under the same load.
+/// Regression guards: no app builds graphs this large, but the cost per node must stay flat as a
+/// graph grows (nothing quadratic), and a million-node chain must run without deep recursion.
+/// Sizes are interleaved within each repetition (10k, 100k, 1M, then again), so each repetition's
+/// ratio of a larger size to 10k compares figures taken under the same load. The issue's guard is
+/// a sync node from 10k to 100k; a full run also reads 1M against 10k, as earlier rounds watched.
 func benchLargeGraphs(_ report: Report, quick: Bool) async {
     report.section("Regression guards: large graphs, build + dispatch + wait (time per node)")
     let reducer = incrementReducer
     let sizes = quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
     let repetitions = quick ? 3 : 5
+    var worstSyncGrowth: (kind: Shape.Kind, growth: Stats)?
     for async in [false, true] {
         for kind in Shape.Kind.allCases {
             let shapes = sizes.map { Shape(kind, count: $0) }
             _ = await largeGraphRun(shapes[0], async: async, reducer: reducer)  // warm-up
             var perNode = Array(repeating: [Double](), count: sizes.count)
-            var growth: [Double] = []
             for _ in 0..<repetitions {
                 for (index, shape) in shapes.enumerated() {
                     perNode[index].append(await largeGraphRun(shape, async: async, reducer: reducer))
                 }
-                growth.append(perNode[sizes.count - 1].last! / perNode[0].last!)
             }
+            // growth[i]: per repetition, the cost per node at sizes[i] over the cost at 10k.
+            let growth = sizes.indices.map { index in Stats(zip(perNode[index], perNode[0]).map { $0 / $1 }) }
             let medians = perNode.map { Stats($0).median }
-            let ratio = Stats(growth)
             report.add(
                 GuardRecord(
                     scenario: "\(async ? "async" : "sync") \(kind.rawValue), per node",
                     value: zip(sizes, medians).map { "\(formatCount($0)) \(formatNanoseconds($1))" }.joined(
                         separator: ", ")
-                        + "; \(formatCount(sizes.last!)) / \(formatCount(sizes[0])) = \(formatRatio(ratio.median))"
-                        + " (min-max \(formatRatio(ratio.min))-\(formatRatio(ratio.max)))",
+                        + sizes.indices.dropFirst().map { index in
+                            "; \(formatCount(sizes[index])) / 10k = \(formatRatio(growth[index].median))"
+                                + " (min-max \(formatRatio(growth[index].min))-\(formatRatio(growth[index].max)))"
+                        }.joined(),
                     note: ""))
-            report.check(
-                "flat cost per node, \(async ? "async" : "sync") \(kind.rawValue) (<= 1.5x)",
-                formatRatio(ratio.median), ratio.median <= 1.5)
+            if !async, growth[1].median > worstSyncGrowth?.growth.median ?? -1 {
+                worstSyncGrowth = (kind, growth[1])
+            }
+            // A sync graph's 100k figure is the issue's goal, recorded below; the rest is watched.
+            let largest = growth[sizes.count - 1]
+            if async || sizes.count > 2 {
+                report.check(
+                    "flat cost per node, \(async ? "async" : "sync") \(kind.rawValue), "
+                        + "\(formatCount(sizes.last!)) / 10k (<= 1.5x)",
+                    formatRatio(largest.median), largest.median <= 1.5)
+            }
         }
+    }
+    if let worstSyncGrowth {
+        report.record(
+            .syncNodeGrowth, worstSyncGrowth.growth,
+            note: "sync \(worstSyncGrowth.kind.rawValue), \(repetitions) repetitions")
     }
 }
 

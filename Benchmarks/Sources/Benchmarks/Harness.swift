@@ -52,6 +52,18 @@ struct Stats: Codable {
         min = sorted[0]
         max = sorted[sorted.count - 1]
     }
+
+    /// The same figures for every sample divided by `divisor` (a positive number keeps their order).
+    func divided(by divisor: Double) -> Stats {
+        precondition(divisor > 0)
+        var stats = self
+        stats.median /= divisor
+        stats.lowerQuartile /= divisor
+        stats.upperQuartile /= divisor
+        stats.min /= divisor
+        stats.max /= divisor
+        return stats
+    }
 }
 
 /// How much work one timed sample does and how many samples a comparison takes.

@@ -83,16 +83,19 @@ func benchMemory(_ report: Report, quick: Bool) {
             guard let probe = runMemoryProbe(kind: kind, size: size, mode: mode) else { continue }
             let peak = Double(probe.peak - probe.before) / Double(size)
             var value = String(format: "%.0f B per node at %@ (peak)", peak, formatCount(size))
+            // Nodes that finish as the run goes leave a peak that is what finished nodes keep. In an
+            // async wide graph every middle node is in flight at once, each holding its task, so its
+            // peak is a guard of its own, not a figure of finished nodes.
             if mode != "tasks" {
                 value += String(format: ", %.0f after building", Double(probe.build - probe.before) / Double(size))
-                if peak > worst?.bytes ?? -1 { worst = (name, peak) }
+                let finishesAsItGoes = !(mode == "async" && kind == .wide)
+                if finishesAsItGoes, peak > worst?.bytes ?? -1 { worst = (name, peak) }
             }
             report.add(GuardRecord(scenario: "memory, \(name)", value: value, note: ""))
         }
     }
     if let worst {
-        report.check(
-            "<= 300 B per finished node (\(formatCount(size)), worst shape)",
-            String(format: "%.0f B/node", worst.bytes) + " (\(worst.name))", worst.bytes <= 300)
+        report.record(
+            .memoryPerFinishedNode, worst.bytes, note: "\(worst.name) at \(formatCount(size)), peak, one probe")
     }
 }

@@ -28,6 +28,21 @@ enum API {
 
     @inline(never)
     static func work() async -> Int { 1 }
+
+    /// Suspends once, then answers: a call that waits like real I/O, with no latency of its own.
+    ///
+    /// When real I/O completes, its continuation is resumed and the runtime enqueues the task on
+    /// the global executor, where a pool thread picks it up. `Task.yield()` pays that same runtime
+    /// path (suspend, enqueue, resume on a pool thread) and nothing else. A continuation resumed
+    /// from another thread would add that thread's wake-up to both sides: latency that belongs to
+    /// the I/O, not to suspending, and on a shared machine its variance would swamp the scheduling
+    /// the library adds, which is what the figure is for. Resuming from another task would add
+    /// that task's own start to both sides.
+    @inline(never)
+    static func workAfterSuspending() async -> Int {
+        await Task.yield()
+        return 1
+    }
 }
 
 struct LogIn: AsyncAction {
@@ -95,6 +110,11 @@ struct Increment: Action {
 /// An async node that does nothing but answer: what is measured is the executor around it.
 struct Trivial: AsyncAction {
     func run(_ context: ActionContext<BenchState>) async throws -> Int { await API.work() }
+}
+
+/// An async node whose call suspends once before it answers (see ``API/workAfterSuspending()``).
+struct SuspendingCall: AsyncAction {
+    func run(_ context: ActionContext<BenchState>) async throws -> Int { await API.workAfterSuspending() }
 }
 
 let incrementReducer = Reducer<BenchState>.on(Increment.self) { $0.count += $1.amount }
@@ -176,5 +196,60 @@ func readmeCallsAsTasks() async {
     let profile = Task { await API.work() }
     let feed = Task { await API.work() }
     total += await profile.value + feed.value
+    blackhole(total)
+}
+
+// MARK: - The chain and fan
+
+/// How each call of a scenario answers.
+enum CallKind: String {
+    case returnsAtOnce = "calls return at once"
+    case suspendsOnce = "calls suspend once"
+}
+
+/// `count` async nodes one after another, then a sync node after the last one: a chain of calls
+/// whose last answer leads to a state update.
+func asyncChain(_ count: Int, _ kind: CallKind) -> ActionGraph<BenchState> {
+    func chain<Call: AsyncAction>(of call: Call) -> ActionGraph<BenchState> where Call.State == BenchState {
+        var graph = ActionGraph<BenchState>()
+        var last = graph.run(call)
+        for _ in 1..<count { last = graph.run(call, after: last) }
+        graph.send(Increment(amount: 1), after: last)
+        return graph
+    }
+    switch kind {
+    case .returnsAtOnce: return chain(of: Trivial())
+    case .suspendsOnce: return chain(of: SuspendingCall())
+    }
+}
+
+/// The same calls awaited one after another in the caller's task, then one dispatch.
+func callsInOneTask(_ count: Int, _ kind: CallKind, _ store: Store<BenchState>) async {
+    var total = 0
+    switch kind {
+    case .returnsAtOnce:
+        for _ in 0..<count { total &+= await API.work() }
+    case .suspendsOnce:
+        for _ in 0..<count { total &+= await API.workAfterSuspending() }
+    }
+    blackhole(total)
+    store.dispatch(Increment(amount: 1))
+}
+
+/// `count` independent async nodes, each a call that returns at once.
+func asyncFan(_ count: Int) -> ActionGraph<BenchState> {
+    var graph = ActionGraph<BenchState>()
+    graph.reserveCapacity(nodes: count)
+    for _ in 0..<count { graph.run(Trivial()) }
+    return graph
+}
+
+/// The same calls, each on an unstructured `Task` of its own, all awaited.
+func callsOnATaskEach(_ count: Int) async {
+    var tasks: [Task<Int, Never>] = []
+    tasks.reserveCapacity(count)
+    for _ in 0..<count { tasks.append(Task { await API.work() }) }
+    var total = 0
+    for task in tasks { total &+= await task.value }
     blackhole(total)
 }
