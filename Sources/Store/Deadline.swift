@@ -1,5 +1,13 @@
 import Dispatch
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A one-shot wake-up for a test wait: opened by the event it waits for, or expired once its
 /// window has passed, whichever comes first.
 ///
@@ -81,6 +89,17 @@ package final class PoolTime: Sendable {
     package static let starvationLimit = 20
     /// The least wall time after which a starved pool fails a wait anyway.
     package static let starvationFloor: Duration = .seconds(60)
+
+    /// How many times its window a wait allows while ThreadSanitizer is loaded: 3, else 1.
+    ///
+    /// Under the sanitizer, Swift's runtime takes a kernel lock (one per type) on each generic
+    /// metadata or witness table lookup, which a debug build makes at almost every step. While other
+    /// threads are busy with the same types, each step of the awaited work may queue for that lock:
+    /// the work runs slower between two steps a wait can see, while the pool's own beats run on.
+    /// Stack dumps taken when 5 s windows ran out in the package's own suite found threads queued
+    /// there. Sanitizer builds commonly get longer test timeouts for this reason; a hang still
+    /// fails, three times later.
+    package static let sanitizerFactor: UInt64 = isThreadSanitizerLoaded() ? 3 : 1
 
     /// One priority's probes.
     private struct Lane {
@@ -174,7 +193,7 @@ package final class PoolTime: Sendable {
     }
 
     private static func hasPassed(_ window: Duration, since start: Mark, wall: DispatchTime, beats: UInt64) -> Bool {
-        let windowNanoseconds = nanoseconds(window)
+        let windowNanoseconds = saturating(nanoseconds(window), times: sanitizerFactor)
         let wallElapsed = wall.uptimeNanoseconds &- start.wall.uptimeNanoseconds
         let starved = max(saturating(windowNanoseconds, times: UInt64(starvationLimit)), nanoseconds(starvationFloor))
         if wallElapsed >= starved { return true }
@@ -201,4 +220,22 @@ package func describeSeconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
     let value = Double(seconds) + Double(attoseconds) / 1e18
     return "\(value) s"
+}
+
+/// The last line of a wait's failure message when ThreadSanitizer is loaded (none otherwise): the
+/// message names the timeout as set, and this says the wait allowed more.
+package func sanitizerNote() -> [String] {
+    guard PoolTime.sanitizerFactor > 1 else { return [] }
+    return ["(ThreadSanitizer is loaded: the wait allowed \(PoolTime.sanitizerFactor) times its timeout)"]
+}
+
+/// Whether ThreadSanitizer's runtime is part of this process: it defines `__tsan_init`.
+private func isThreadSanitizerLoaded() -> Bool {
+    #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        defer { dlclose(process) }
+        return dlsym(process, "__tsan_init") != nil
+    #else
+        return false
+    #endif
 }

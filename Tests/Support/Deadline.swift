@@ -1,4 +1,5 @@
 import Foundation
+import OresRedux
 
 /// What a test wait throws when the awaited work did not finish: a hang, caught.
 struct DeadlineExceeded: Error, CustomStringConvertible {
@@ -51,6 +52,9 @@ func withDeadline<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the awaited work",
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
+    // Under ThreadSanitizer every step of the awaited work is slower in a way the pool's beats do
+    // not see, as for the store's own waits (see `PoolTime.sanitizerFactor`).
+    let seconds = seconds * Double(PoolTime.sanitizerFactor)
     let race = DeadlineRace<T>()
     let heartbeat = PoolHeartbeat.shared
     // Beats are sent at the priority of the awaiting task: the pool its work runs in.

@@ -64,7 +64,7 @@ public final class HeldCalls<A: AsyncAction>: Sendable {
                 fileID: fileID, filePath: filePath, line: line, column: column,
                 """
                 waited \(describeSeconds(limit)) for a call of \(A.self), but none came
-                \(owner.inFlight().joined(separator: "\n"))
+                \((owner.inFlight() + sanitizerNote()).joined(separator: "\n"))
                 """)
         }
         return call

@@ -160,8 +160,14 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         set { log.withLock { $0.exhaustivity = newValue } }
     }
 
-    /// How long, in real time, a wait of this test store (and of its ``clock`` and ``HeldCalls``)
-    /// may take before it fails with a ``TestStoreFailure``; a wait's own `timeout:` overrides it.
+    /// How long a wait of this test store (and of its ``clock`` and ``HeldCalls``) may see nothing
+    /// progress before it fails with a ``TestStoreFailure``; a wait's own `timeout:` overrides it.
+    ///
+    /// Five seconds unless set. The time counts only while Swift's cooperative pool runs jobs, and
+    /// starts again at every step of the store's work, so a slow machine never fails a wait and a
+    /// hang fails within about this long. While ThreadSanitizer is loaded a wait allows three times
+    /// this, because the sanitizer slows each step of the work in a way the pool's time does not
+    /// see (the failure message says so).
     public var timeout: Duration {
         get { limit.withLock { $0 } }
         set {

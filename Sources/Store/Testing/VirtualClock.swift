@@ -396,7 +396,7 @@ public final class VirtualClock: Clock, Sendable {
         let owner = owner.withLock { $0 }?.inFlight() ?? []
         let sleepers = sleeperLines()
         let lines = owner + (sleepers.isEmpty ? ["  nothing asleep on the clock (now \(now))"] : sleepers)
-        return ["in flight:"] + lines
+        return ["in flight:"] + lines + sanitizerNote()
     }
 
     private func describe(_ duration: Duration) -> String { "\(duration)" }
