@@ -1,4 +1,5 @@
 import Foundation
+import OresRedux
 
 /// Runs `body(index)` for every index in `0..<count`, each on its own plain `Thread`, all at once,
 /// and returns once every one has returned.
@@ -73,4 +74,20 @@ private final class ThreadResult<T: Sendable>: @unchecked Sendable {
         guard let stored else { preconditionFailure("onThread returned before its body did") }
         return stored
     }
+}
+
+/// How many rounds a stress loop on many plain threads runs: `count`, or a tenth of it (at least
+/// one) under ThreadSanitizer.
+///
+/// Why: under the sanitizer Swift's runtime takes a kernel lock (a priority-inheriting futex, one
+/// per type) on each generic metadata lookup, which a debug build makes on every dispatch. While
+/// eight threads dispatched 800,000 actions, a task of another test that needed the same lock
+/// could wait for it for many seconds (the kernel may give the lock to a thread that is running
+/// ahead of a waiter it just woke): stack dumps taken when such a test's wait gave up showed
+/// threads queued on that lock, and every such failure came while the loops ran. The sanitizer
+/// reports a race between two accesses that no lock or other synchronisation orders, whether or
+/// not they collide, so a tenth of the rounds finds the same races; without it the loops run in
+/// full, as stress tests.
+func stressCount(_ count: Int) -> Int {
+    PoolTime.sanitizerFactor > 1 ? max(1, count / 10) : count
 }
