@@ -267,7 +267,8 @@ import Testing
             await onThreads(threads) { thread in
                 for k in 1...perThread {
                     do throws(JournalError) {
-                        try journal.append(.syncApplied(node: "t\(thread)", commitCount: UInt64(k)), to: "own-\(thread)")
+                        try journal.append(
+                            .syncApplied(node: "t\(thread)", commitCount: UInt64(k)), to: "own-\(thread)")
                         try journal.append(.syncApplied(node: "t\(thread)", commitCount: UInt64(k)), to: "shared")
                     } catch {
                         failures.withLock { $0.append(error) }
@@ -286,7 +287,9 @@ import Testing
         let shared = runs.first { $0.runID == "shared" }?.records ?? []
         #expect(shared.count == threads * perThread)
         for thread in 0..<threads {
-            #expect(shared.filter { if case .syncApplied("t\(thread)", _) = $0 { true } else { false } } == expected[thread])
+            #expect(
+                shared.filter { if case .syncApplied("t\(thread)", _) = $0 { true } else { false } } == expected[thread]
+            )
         }
     }
 }

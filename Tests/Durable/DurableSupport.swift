@@ -82,13 +82,16 @@ final class WriteFaults: @unchecked Sendable {
                     return (-1, code)
                 case .halfThenNoSpace?:
                     self.lock.withLock { self.failNextWriteCall = true }
-                    return JournalFileIO.system.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]), offset)
+                    return JournalFileIO.system.write(
+                        descriptor, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]), offset)
                 case nil:
                     return JournalFileIO.system.write(descriptor, bytes, offset)
                 }
             },
             sync: { descriptor in
-                if let code = self.lock.withLock({ defer { self.nextSync = nil }; return self.nextSync }) {
+                if let code = self.lock.withLock({
+                    defer { self.nextSync = nil }; return self.nextSync
+                }) {
                     return code
                 }
                 return JournalFileIO.system.sync(descriptor)

@@ -41,7 +41,8 @@ import Testing
             } else {
                 #expect(dropped?.offset == last, "cut at \(cut)")
                 #expect(dropped?.droppedBytes == cut - last)
-                #expect(dropped?.description.contains("cut short") == true, "cut at \(cut): \(String(describing: dropped))")
+                #expect(
+                    dropped?.description.contains("cut short") == true, "cut at \(cut): \(String(describing: dropped))")
             }
         }
         // And the whole file reads whole.
@@ -135,7 +136,8 @@ import Testing
         try withJournalFolder { folder in
             do {
                 let journal = try FileRunJournal(folder: folder)
-                try journal.append(.runStarted(runID: "other", graph: "g", parameters: Data(), fingerprint: "f"), to: "other")
+                try journal.append(
+                    .runStarted(runID: "other", graph: "g", parameters: Data(), fingerprint: "f"), to: "other")
             }
             var damaged = bytes
             damaged[starts[1] + 14] ^= 0x10

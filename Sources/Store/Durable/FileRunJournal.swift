@@ -79,14 +79,18 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         try Self.createFolder(path)
         let lockPath = path + "/.lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw JournalPOSIX.error(errno, path: lockPath, operation: "create the lock file") }
+        guard descriptor >= 0 else {
+            throw JournalPOSIX.error(errno, path: lockPath, operation: "create the lock file")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             close(descriptor)
             if code == EWOULDBLOCK {
                 throw .locked(
                     path: path,
-                    reason: "flock on \(lockPath): \(String(cString: strerror(code))) (another FileRunJournal is open on it)")
+                    reason:
+                        "flock on \(lockPath): \(String(cString: strerror(code))) (another FileRunJournal is open on it)"
+                )
             }
             throw JournalPOSIX.error(code, path: lockPath, operation: "lock the lock file")
         }
@@ -208,7 +212,8 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         }
         try Self.protect(filePath)
         try write(bytes, to: descriptor, at: 0, path: filePath)
-        guard io.sync(descriptor) == 0 else { throw JournalPOSIX.error(errno, path: filePath, operation: "flush") }
+        let code = io.sync(descriptor)
+        guard code == 0 else { throw JournalPOSIX.error(code, path: filePath, operation: "flush") }
         try JournalPOSIX.syncDirectory(path)
         created = true
         runs[name] = RunFile(validLength: bytes.count)

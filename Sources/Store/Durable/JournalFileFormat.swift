@@ -31,7 +31,8 @@ enum JournalFileFormat {
         let runIDBytes = Array(runID.utf8)
         guard let count = UInt32(exactly: runIDBytes.count), runIDBytes.count <= maximumRunIDSize else {
             throw .encodingFailed(
-                path: path, reason: "the run id is \(runIDBytes.count) bytes, more than the \(maximumRunIDSize) allowed")
+                path: path, reason: "the run id is \(runIDBytes.count) bytes, more than the \(maximumRunIDSize) allowed"
+            )
         }
         writer.uint32(count)
         writer.uint32(CRC32C.checksum(writer.output))

@@ -42,7 +42,8 @@ enum JournalPOSIX {
     static func error(_ code: Int32, path: String, operation: String, writing: Bool = true) -> JournalError {
         let reason = "\(operation): \(String(cString: strerror(code)))"
         switch code {
-        case EACCES where writing, EPERM where writing, EROFS where writing: return .notWritable(path: path, reason: reason)
+        case EACCES where writing, EPERM where writing, EROFS where writing:
+            return .notWritable(path: path, reason: reason)
         case ENOSPC, EDQUOT: return .noSpace(path: path, reason: reason)
         default: return .ioFailed(path: path, operation: operation, reason: String(cString: strerror(code)))
         }

@@ -15,7 +15,8 @@ public enum JournalRecord: Sendable, Hashable {
     /// `graph`, built from `parameters` (encoded by the app); `fingerprint` describes the graph's
     /// shape, so that resume can refuse a graph that changed. `formatVersion` is the journal format
     /// the run was started with (``JournalRecord/currentFormatVersion`` when written by this build).
-    case runStarted(runID: String, graph: String, parameters: Data, fingerprint: String,
+    case runStarted(
+        runID: String, graph: String, parameters: Data, fingerprint: String,
         formatVersion: Int = JournalRecord.currentFormatVersion)
 
     /// Attempt `attempt` (1 for the first) of the async node `node` is about to start, with `key`.
