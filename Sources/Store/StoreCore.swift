@@ -74,6 +74,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         return committed.value
     }
 
+    /// How many actions the store has committed so far.
+    var commitCount: UInt64 { stateLock.withLock { committed.count } }
+
     // MARK: The pipeline (see Executor/Pipeline.swift for how work enters and leaves it)
 
     /// Middleware, then reducer, then subscribers, on the applier's thread (no lock held).

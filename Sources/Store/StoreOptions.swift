@@ -70,6 +70,10 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
         /// dropped (or the graph's run cancelled, or the async action failed) and the store went on.
         /// They must be pure: dispatch from a middleware, a subscriber or an async action instead.
         case dispatchFromReducer
+        /// A durable run's journal could not record what the run did after the fact (a sync
+        /// node's application, the run's end) or remove a finished run; the run went on, and the
+        /// journal keeps what it had (see ``DurableRuns``).
+        case journalFailed
     }
 
     /// What happened.
