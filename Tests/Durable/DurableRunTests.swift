@@ -293,3 +293,83 @@ private func withJournalFolderAsync(_ body: (URL) async throws -> Void) async th
     defer { try? FileManager.default.removeItem(at: parent) }
     try await body(parent.appendingPathComponent("journal", isDirectory: true))
 }
+
+/// A journal whose appends of chosen records block, on the journal's own queue, until the test
+/// lets them go; it tells the test each time one is blocked.
+private final class BlockingJournal: RunJournal {
+    let blocked: AsyncStream<JournalRecord>
+    private let announce: AsyncStream<JournalRecord>.Continuation
+    private let release = DispatchSemaphore(value: 0)
+    private let blocks: @Sendable (JournalRecord) -> Bool
+
+    init(blocking blocks: @escaping @Sendable (JournalRecord) -> Bool) {
+        (blocked, announce) = AsyncStream.makeStream()
+        self.blocks = blocks
+    }
+
+    /// Lets the blocked append go on.
+    func letGo() { release.signal() }
+
+    func append(_ record: JournalRecord, to runID: String) throws(JournalError) {
+        guard blocks(record) else { return }
+        announce.yield(record)
+        release.wait()  // on the journal's dispatch queue, never on a pool thread
+    }
+
+    func loadUnfinishedRuns() throws(JournalError) -> JournalContents { JournalContents(runs: []) }
+    func removeRun(_ runID: String) throws(JournalError) {}
+}
+
+@Suite("Durable runs: the store's work counter sees journal writes")
+struct DurableRunWorkCounterTests {
+    @Test("while a record is being written, awaited or not, the store is not quiet")
+    func journalWritesAreCountedWork() async throws {
+        let counter = WorkCounter()
+        var options = StoreOptions()
+        options.workCounter = counter
+        let store = Store(initialState: PostState(), reducer: postReducer, options: options)
+        let journal = BlockingJournal { record in
+            switch record {
+            case .attemptStarted(node: "upload", _, _), .syncApplied: true
+            default: false
+            }
+        }
+        let runs = DurableRuns(store: store, journal: journal)
+        let calls = CallLog()
+        runs.register("post", parameters: PostParameters.self) { parameters in
+            var graph = ActionGraph<PostState>()
+            let upload = graph.run(Upload(photo: parameters.photo, calls: calls))
+            graph.setLabel("upload", for: upload)
+            graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+            graph.setLabel("apply", for: graph.send(after: upload) { _ in ApplyPost(id: 1) })
+            return graph
+        }
+        try await withDeadline(10, "a durable run whose journal writes block") {
+            var blocked = journal.blocked.makeAsyncIterator()
+            let run = try await runs.start("post", runID: "post-1", parameters: PostParameters(photo: "p"))
+
+            // An awaited write: the node's task waits for it, and still counts as running.
+            let first = await blocked.next()
+            #expect(
+                first
+                    == .attemptStarted(node: "upload", attempt: 1, key: IdempotencyKey(runID: "post-1", node: "upload"))
+            )
+            #expect(counter.snapshot.running >= 1)
+            #expect(counter.lines().contains { $0.hasPrefix("  running: upload (node #0)") })
+            #expect(calls.names.isEmpty, "the call waits for its start to be on disk")
+            journal.letGo()
+
+            // A write nobody awaits: a unit of its own until it is done.
+            let second = await blocked.next()
+            #expect(second == .syncApplied(node: "apply", commitCount: 1))
+            #expect(counter.lines().contains { $0.hasPrefix("  running: a run journal write") })
+            journal.letGo()
+
+            await run.wait()
+            await runs.flush()
+        }
+        #expect(await counter.wait(timeout: .seconds(10)) { counter.snapshot.running == 0 })
+        #expect(calls.names == ["upload"])
+        #expect(store.state.postID == 1)
+    }
+}
