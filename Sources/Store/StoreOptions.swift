@@ -19,6 +19,11 @@ public struct StoreOptions: Sendable {
     /// logs every event.
     public var onEvent: (@Sendable (StoreEvent) -> Void)?
 
+    /// The marks of the durable sync work the initial state already holds, as
+    /// ``StatePersistence/restoreDurable(from:default:)`` read them with it; empty by default (a
+    /// first launch, or a store without durable runs). See ``DurableMarks``.
+    public var durableMarks = DurableMarks()
+
     /// Answers async actions in place of their `run` (set by `TestStore` to serve stubs).
     package var interceptor: (any AsyncActionInterceptor)?
 

@@ -121,7 +121,7 @@ struct DurableRunTests {
         let entries = journal.entries
         try #require(entries.count == 8, "\(entries)")
         guard
-            case .append("post-42", .runStarted(let runID, let graph, let encoded, let fingerprint, let version)) =
+            case .append("post-42", .runStarted(let runID, let graph, let encoded, let fingerprint, let version, _)) =
                 entries[0]
         else {
             Issue.record("the first record is not the run's start: \(entries[0])")

@@ -21,6 +21,21 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
     /// attempt of `node` (its start: it was not called; its end: the call happened, and stays in
     /// doubt for a relaunch). Nothing recorded before is lost.
     case journalFailed(node: String?, JournalError)
+    /// The graph registered as `graph` no longer has the shape its run was journaled with (its
+    /// fingerprint was `journaled`, it is `current` now): the run is not resumed, and stays in the
+    /// journal with its records for the app to decide about.
+    case graphChanged(graph: String, journaled: String, current: String)
+    /// An attempt of `node` started before a relaunch and never recorded its end, and the node's
+    /// policy (``InDoubtPolicy/failInDoubt``, or the app's answer ``InDoubtAnswer/fail``) is not
+    /// to call it again: the call may or may not have happened, with `key`.
+    case inDoubt(node: String, key: IdempotencyKey)
+    /// `node` used up its attempts before a relaunch; `description` is its last error as the
+    /// journal kept it (errors are journaled as text).
+    case failedBeforeRelaunch(node: String, description: String)
+    /// The journaled response of `node` could not be decoded by the graph as it is built now.
+    case responseNotDecodable(node: String, reason: String)
+    /// The journal holds records for run `runID` that do not start with the run's start.
+    case unreadableRun(runID: String, reason: String)
 
     /// A sentence for a person, naming the graph, node or run.
     public var description: String {
@@ -43,6 +58,16 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
             "the durable run could not be journaled, so it did not start: \(error)"
         case .journalFailed(let node?, let error):
             "the journal could not record an attempt of the durable node \"\(node)\": \(error)"
+        case .graphChanged(let graph, let journaled, let current):
+            "the durable graph \"\(graph)\" changed shape since its run was journaled (\(journaled), now \(current)); the run was not resumed"
+        case .inDoubt(let node, let key):
+            "the durable node \"\(node)\" was in flight when the app stopped, and may or may not have happened (key \(key)); it is not called again"
+        case .failedBeforeRelaunch(let node, let description):
+            "the durable node \"\(node)\" failed before the relaunch: \(description)"
+        case .responseNotDecodable(let node, let reason):
+            "the journaled response of the durable node \"\(node)\" could not be decoded: \(reason)"
+        case .unreadableRun(let runID, let reason):
+            "the journal of the durable run \"\(runID)\" cannot be resumed: \(reason)"
         }
     }
 }

@@ -29,12 +29,12 @@ import Foundation
 ///
 /// Thread-safe: every method may be called from any thread or task.
 public final class DurableRuns<State: Sendable>: Sendable {
-    private typealias Build = @Sendable (Data) throws -> ActionGraph<State>
+    typealias Build = @Sendable (Data) throws -> ActionGraph<State>
 
-    private let core: StoreCore<State>
-    private let writer: JournalWriter
+    let core: StoreCore<State>
+    let writer: JournalWriter
     private let builders = LockedValue<[String: Build]>([:])
-    private let active = LockedValue<Set<String>>([])
+    let active = LockedValue<Set<String>>([])
 
     /// Durable runs of `store`, journaled in `journal` (a ``FileRunJournal``, or the app's own).
     public init(store: Store<State>, journal: any RunJournal) {
@@ -87,18 +87,39 @@ public final class DurableRuns<State: Sendable>: Sendable {
         }
         let layout = try DurableLayout(graph)
         guard active.withLock({ $0.insert(runID).inserted }) else { throw .runAlreadyActive(runID) }
+        // Drawn, not derived: it only tells this run's marks from an earlier run's with the same id.
+        let instance = UInt64.random(in: 1...UInt64.max)
         do {
             try await writer.append(
-                .runStarted(runID: runID, graph: name, parameters: encoded, fingerprint: layout.fingerprint),
+                .runStarted(
+                    runID: runID, graph: name, parameters: encoded, fingerprint: layout.fingerprint,
+                    instance: instance),
                 to: runID)
         } catch {
             active.withLock { _ = $0.remove(runID) }
             throw .journalFailed(node: nil, error)
         }
-        let journal = DurableRunJournal(runID: runID, layout: layout, writer: writer) { [active] in
+        return startJournaled(graph, runID: runID, instance: instance, layout: layout)
+    }
+
+    /// Starts `graph` as the durable run `runID`, whose start is on disk; `resumed` is what it takes
+    /// over from earlier launches.
+    func startJournaled(
+        _ graph: ActionGraph<State>, runID: String, instance: UInt64, layout: DurableLayout,
+        resumed: DurableRunJournal.Resumed = .init()
+    ) -> GraphRun<State> {
+        let journal = DurableRunJournal(
+            runID: runID, instance: instance, layout: layout, resumed: resumed, writer: writer,
+            marks: core.durableMarks
+        ) { [active] in
             active.withLock { _ = $0.remove(runID) }
         }
         return core.startGraph(graph, backend: core, durable: journal)
+    }
+
+    /// The builder registered as `name`.
+    func builder(_ name: String) -> Build? {
+        builders.withLock { $0[name] }
     }
 
     /// Returns once every journal write asked for so far is on disk (or has failed and was

@@ -3,10 +3,12 @@ import Foundation
 /// The binary form of one record, the payload of a journal frame (see ``JournalRecord/encoded()``).
 ///
 /// Version 1, big-endian throughout: one kind byte (1 run started, 2 attempt started, 3 attempt
-/// ended, 4 sync applied, 5 run finished), then the case's fields in declaration order. A string or
-/// `Data` is a 32-bit byte count and its bytes (strings as UTF-8); an `Int` is a signed 64-bit and a
-/// `UInt64` an unsigned 64-bit integer; an attempt's end is a byte (1 response, 2 failed, 3 kept out
-/// of the journal) followed by the response bytes or the error's description.
+/// ended, 4 sync applied, 5 run finished), then the case's fields in declaration order (a run's
+/// format version comes before its instance, so a newer format is recognised before anything it
+/// may have changed). A string or `Data` is a 32-bit byte count and its bytes (strings as UTF-8);
+/// an `Int` is a signed 64-bit and a `UInt64` an unsigned 64-bit integer; an attempt's end is a
+/// byte (1 response, 2 failed, 3 kept out of the journal) followed by the response bytes or the
+/// error's description.
 extension JournalRecord {
     /// The largest encoded record the journal accepts: a response bigger than this belongs in the
     /// app's own storage, with a reference to it in the response.
@@ -33,13 +35,14 @@ extension JournalRecord {
     func encodedBytes(path: String) throws(JournalError) -> [UInt8] {
         var writer = ByteWriter(path: path)
         switch self {
-        case .runStarted(let runID, let graph, let parameters, let fingerprint, let formatVersion):
+        case .runStarted(let runID, let graph, let parameters, let fingerprint, let formatVersion, let instance):
             writer.byte(1)
             try writer.string(runID)
             try writer.string(graph)
             try writer.bytes(parameters)
             try writer.string(fingerprint)
             try writer.int(formatVersion)
+            writer.uint64(instance)
         case .attemptStarted(let node, let attempt, let key):
             writer.byte(2)
             try writer.string(node)
@@ -95,7 +98,7 @@ extension JournalRecord {
             }
             record = .runStarted(
                 runID: runID, graph: graph, parameters: Data(parameters), fingerprint: fingerprint,
-                formatVersion: formatVersion)
+                formatVersion: formatVersion, instance: try reader.uint64())
         case 2:
             let node = try reader.string()
             let attempt = try reader.int()

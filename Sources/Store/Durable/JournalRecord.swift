@@ -15,9 +15,11 @@ public enum JournalRecord: Sendable, Hashable {
     /// `graph`, built from `parameters` (encoded by the app); `fingerprint` describes the graph's
     /// shape, so that resume can refuse a graph that changed. `formatVersion` is the journal format
     /// the run was started with (``JournalRecord/currentFormatVersion`` when written by this build).
+    /// `instance` tells this run from an earlier one with the same id (drawn at start; it only ties
+    /// the run to its ``DurableMarks``, and never reaches a key or a server).
     case runStarted(
         runID: String, graph: String, parameters: Data, fingerprint: String,
-        formatVersion: Int = JournalRecord.currentFormatVersion)
+        formatVersion: Int = JournalRecord.currentFormatVersion, instance: UInt64 = 0)
 
     /// Attempt `attempt` (1 for the first) of the async node `node` is about to start, with `key`.
     /// Written, and on disk, before the attempt's side effect starts.

@@ -22,14 +22,18 @@ final class JournalWriter: Sendable {
 
     /// Appends `record` to the run `runID` and returns once it is on disk, after every write asked
     /// for before it.
-    func append(_ record: JournalRecord, to runID: String) async throws(JournalError) {
+    /// - Parameter skip: asked on the journal's queue, right before the append: `true` drops the
+    ///   record (its run was recorded finished meanwhile, so nothing may follow its end).
+    func append(
+        _ record: JournalRecord, to runID: String, skip: (@Sendable () -> Bool)? = nil
+    ) async throws(JournalError) {
         // The task-local read only when the store counts its work (a test store's).
         if counter != nil { WorkCounter.current?.note("waits for its journal record to be on disk") }
         let journal = self.journal
         let result: Result<Void, JournalError> = await withCheckedContinuation { continuation in
             queue.async {
                 do throws(JournalError) {
-                    try journal.append(record, to: runID)
+                    if skip?() != true { try journal.append(record, to: runID) }
                     continuation.resume(returning: .success(()))
                 } catch {
                     continuation.resume(returning: .failure(error))
@@ -37,6 +41,22 @@ final class JournalWriter: Sendable {
             }
         }
         try result.get()
+    }
+
+    /// Reads every unfinished run, on the journal's queue (after every write asked for before).
+    func load() async throws(JournalError) -> JournalContents {
+        if counter != nil { WorkCounter.current?.note("waits for the run journal to be read") }
+        let journal = self.journal
+        let result: Result<JournalContents, JournalError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(JournalError) {
+                    continuation.resume(returning: .success(try journal.loadUnfinishedRuns()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
 
     /// Runs `write` on the journal's queue, after every write asked for before it, without waiting;

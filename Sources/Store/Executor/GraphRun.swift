@@ -78,7 +78,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         perform(
             protected.withLock { protected in
                 protected.registration = id
-                return protected.handle(insidePipeline: insidePipeline) { $0.start(now: now) }
+                let endedBefore = durable?.endedBefore ?? []
+                return protected.handle(insidePipeline: insidePipeline) { $0.start(now: now, endedBefore: endedBefore) }
             })
     }
 
@@ -113,7 +114,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// `cancel()`, telling the machine whether the store's release is the cause (then no cancel
     /// action is sent).
     private func cancel(byStoreRelease: Bool) {
-        if byStoreRelease { durable?.storeReleased() }
+        if let durable {
+            if byStoreRelease { durable.storeReleased() } else { durable.cancelled() }
+        }
         let now = elapsed()
         let insidePipeline = core.isInsidePipeline
         let effects = protected.withLock {
@@ -217,6 +220,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                     } else {
                         nil
                     }
+                durable?.willApply(item, asCommit: core.commitCount + 1)
                 if let origin = protected.withLock({ $0.recorder?.origin(of: item) }) {
                     SyncOrigin.$current.withValue(origin) { core.apply(action, admit: admit) }
                 } else {
@@ -331,10 +335,12 @@ public final class GraphRun<State: Sendable>: Sendable {
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
         let settings = graph.settings[node]
+        var retry = settings?.retry ?? .never
+        if let durable { retry = durable.retryLeft(of: node, retry) }
         unit?.note("started its attempts")
         let (result, attempts) = await Attempts.run(
             operation, gate: NodeGate(protected: protected, node: node, host: core, createdAt: createdAt),
-            timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
+            timeout: settings?.timeout, retry: retry, clock: core.options.clock)
         unit?.note("ended its attempts")
         let now = elapsed()
         perform(

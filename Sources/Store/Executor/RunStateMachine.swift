@@ -355,7 +355,7 @@ struct RunStateMachine {
     // MARK: Transitions
 
     /// A node that ended in an earlier launch of a durable run, as its journal tells it.
-    struct EndedBefore {
+    struct EndedBefore: Sendable {
         let node: Int
         /// Its response (`nil` for `Void` or a sync node), or its error.
         let result: Result<(any Sendable)?, any Error>
