@@ -32,6 +32,8 @@ private struct CreatePost: AsyncAction {
     func run(_ context: ActionContext<PhotoState>) async throws -> Int { -1 }
 }
 
+private struct Offline: Error {}
+
 private struct ShowUploaded: Action { let url: String }
 private struct ApplyPost: Action { let id: Int }
 private struct PostFailed: Action { let reason: String }
@@ -68,7 +70,7 @@ private struct Launch {
     init(
         journal: any RunJournal, state: PhotoState = PhotoState(), marks: DurableMarks = DurableMarks(),
         upload: InDoubtPolicy<String> = .rerunWithSameKey, post: InDoubtPolicy<Int> = .failInDoubt,
-        changedGraph: Bool = false, registers: Bool = true
+        changedGraph: Bool = false, registers: Bool = true, uploadRetries: Int = 0, uploadFailures: Int = 0
     ) {
         store = TestStore(
             initialState: state, reducer: photoReducer, dependencies: Dependencies(), exhaustivity: .off,
@@ -77,6 +79,7 @@ private struct Launch {
         let calls = self.calls
         store.stub(UploadPhoto.self) { action, context in
             calls.append("upload", context.idempotencyKey)
+            if calls.names.count <= uploadFailures { throw Offline() }
             return "https://cdn/\(action.photo)"
         }
         store.stub(CreatePost.self) { _, context in
@@ -89,6 +92,7 @@ private struct Launch {
             let uploaded = graph.run(UploadPhoto(photo: draft.photo))
             graph.setLabel("upload", for: uploaded)
             graph.setDurable(uploaded, inDoubt: upload)
+            graph.setRetry(.retry(uploadRetries), for: uploaded)
             graph.setLabel("show", for: graph.send(after: uploaded) { url in ShowUploaded(url: url) })
             let posted = graph.run(after: uploaded) { url in CreatePost(url: url) }
             graph.setLabel("post", for: posted)
@@ -237,6 +241,36 @@ struct DurableResumeTests {
 
         #expect(second.calls.keys == [postKey])
         #expect(second.store.state.timesApplied == 1)
+    }
+
+    @Test("a failed attempt counts towards the retry policy across a relaunch; attempt numbers continue")
+    func failedAttemptsCountAcrossTheRelaunch() async throws {
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .attemptEnded(node: "upload", attempt: 1))
+        let first = Launch(journal: journal, uploadRetries: 1, uploadFailures: 1)
+        try await first.publish()
+        #expect(journal.hasStopped)
+
+        let reopened = journal.reopened()
+        reopened.stop(at: .attemptEnded(node: "upload", attempt: 2))
+        let second = Launch(journal: reopened, uploadRetries: 1)
+        _ = try await second.resume()
+        #expect(reopened.hasStopped, "the retry is attempt 2, not a new attempt 1")
+        #expect(second.calls.keys.first == uploadKey)
+    }
+
+    @Test("a node that used up its attempts before the relaunch is not called again; what needs it is skipped")
+    func exhaustedNodeStaysFailed() async throws {
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .attemptEnded(node: "upload"))
+        let first = Launch(journal: journal, uploadFailures: 1)
+        try await first.publish()
+
+        let second = Launch(journal: journal.reopened())
+        let report = try await second.resume()
+        #expect(report.resumed.first?.endedBefore == ["upload"])
+        #expect(second.calls.names.isEmpty)
+        #expect(second.store.state == PhotoState())
     }
 
     @Test("a graph whose shape changed is not resumed: the app gets its records and a clear error")
