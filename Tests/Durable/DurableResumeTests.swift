@@ -360,12 +360,3 @@ struct DurableResumeTests {
         }
     }
 }
-
-/// ``withJournalFolder`` for an async body.
-private func withJournalFolderAsync(_ body: (URL) async throws -> Void) async throws {
-    let parent = FileManager.default.temporaryDirectory
-        .appendingPathComponent("oresredux-journal-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: parent) }
-    try await body(parent.appendingPathComponent("journal", isDirectory: true))
-}

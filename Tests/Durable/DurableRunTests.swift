@@ -285,15 +285,6 @@ private struct PeekJournal: AsyncAction {
     }
 }
 
-/// `withJournalFolder`, for an async body.
-private func withJournalFolderAsync(_ body: (URL) async throws -> Void) async throws {
-    let parent = FileManager.default.temporaryDirectory
-        .appendingPathComponent("oresredux-journal-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: parent) }
-    try await body(parent.appendingPathComponent("journal", isDirectory: true))
-}
-
 /// A journal whose appends of chosen records block, on the journal's own queue, until the test
 /// lets them go; it tells the test each time one is blocked.
 private final class BlockingJournal: RunJournal {

@@ -18,6 +18,15 @@ func withJournalFolder<T>(_ body: (URL) throws -> T) throws -> T {
     return try body(parent.appendingPathComponent("journal", isDirectory: true))
 }
 
+/// `withJournalFolder`, for an async body.
+func withJournalFolderAsync(_ body: (URL) async throws -> Void) async throws {
+    let parent = FileManager.default.temporaryDirectory
+        .appendingPathComponent("oresredux-journal-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: parent) }
+    try await body(parent.appendingPathComponent("journal", isDirectory: true))
+}
+
 /// The permission bits of the file or folder at `path`.
 func mode(of path: String) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)

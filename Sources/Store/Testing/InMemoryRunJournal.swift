@@ -17,7 +17,7 @@ import OresRedux
 /// let report = await durable.resumeUnfinished()
 /// ```
 ///
-/// Once stopped, every append and removal fails with ``JournalError/ioFailed(path:operation:reason:)``
+/// Once stopped, every append and removal fails with `JournalError/ioFailed(path:operation:reason:)`
 /// (the process is gone: nothing after the stop point reaches the journal), so the first launch's
 /// run ends soon and keeps its records. ``reopened()`` is the journal the next launch opens.
 public final class InMemoryRunJournal: RunJournal, Sendable {
@@ -90,7 +90,7 @@ public final class InMemoryRunJournal: RunJournal, Sendable {
         for body in stoppedNow { body(record) }
     }
 
-    /// Every run that does not end with ``JournalRecord/runFinished``.
+    /// Every run that does not end with `JournalRecord/runFinished`.
     public func loadUnfinishedRuns() throws(JournalError) -> JournalContents {
         JournalContents(runs: runs.filter { $0.records.last != .runFinished })
     }

@@ -1,7 +1,7 @@
 import OresRedux
 
 /// What `StatePersistence` would have saved when an ``InMemoryRunJournal`` stopped: the state and
-/// its ``DurableMarks``, for the test store that plays the next launch.
+/// its `DurableMarks`, for the test store that plays the next launch.
 ///
 /// It is taken as if the state had been saved at the very moment of the stop (the best case of a
 /// debounced save): for a stop at `.syncApplied(node:)`, the state right after that node's commit;
