@@ -10,20 +10,30 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     /// id (or by `cancel(id:)`): its sync dispatches are then dropped. `nil` for other work.
     let gate: DispatchGate?
 
+    /// The key of this attempt when it is an attempt of a durable async node, for a server to
+    /// recognise a repeated request (send it, for example, in an `Idempotency-Key` header).
+    ///
+    /// Every attempt of one node of one durable run carries the same key, in this process and
+    /// after a relaunch (see ``IdempotencyKey``); `nil` outside a durable run.
+    public let idempotencyKey: IdempotencyKey?
+
     @usableFromInline
     init(core: StoreCore<State>) {
         self.core = core
         self.gate = nil
+        self.idempotencyKey = nil
     }
 
     init(core: StoreCore<State>, gate: DispatchGate) {
         self.core = core
         self.gate = gate
+        self.idempotencyKey = nil
     }
 
-    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil) {
+    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil, idempotencyKey: IdempotencyKey? = nil) {
         self.core = backend
         self.gate = gate
+        self.idempotencyKey = idempotencyKey
     }
 
     /// The store's state at the moment of reading. Read it again after an `await`: it may have changed.

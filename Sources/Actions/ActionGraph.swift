@@ -137,7 +137,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
         addNode(
-            .async({ _, backend in Self.backend(backend).nodeWork(action) }, ActionType(A.self)),
+            .async(
+                { inputs, backend in Self.backend(backend).nodeWork(action, key: inputs.idempotencyKey) },
+                ActionType(A.self)),
             after: prerequisites)
     }
 
@@ -163,7 +165,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
             .async(
                 { inputs, backend in
                     var position = 0
-                    return Self.backend(backend).nodeWork(make(repeat inputs.next((each R).self, &position)))
+                    return Self.backend(backend).nodeWork(
+                        make(repeat inputs.next((each R).self, &position)), key: inputs.idempotencyKey)
                 }, ActionType(A.self)))
     }
 
@@ -194,7 +197,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
                 { inputs, backend in
                     let backend = Self.backend(backend)
                     var position = 0
-                    return backend.nodeWork(make(backend.currentState, repeat inputs.next((each R).self, &position)))
+                    return backend.nodeWork(
+                        make(backend.currentState, repeat inputs.next((each R).self, &position)),
+                        key: inputs.idempotencyKey)
                 }, ActionType(A.self)))
     }
 
@@ -290,7 +295,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
 
     // MARK: Building
 
-    private mutating func updateSettings<R>(of node: Node<R>, _ update: (inout NodeSettings) -> Void) {
+    mutating func updateSettings<R>(of node: Node<R>, _ update: (inout NodeSettings) -> Void) {
         storage.updateSettings(graph: node.graph, index: node.index, update)
     }
 
@@ -338,6 +343,8 @@ struct NodeSettings: Sendable {
     var retry: RetryPolicy?
     var fallback: (@Sendable (any Error) -> any Action)?
     var label: String?
+    /// How a durable run journals the node (``ActionGraph/setDurable(_:inDoubt:)``); `nil` for most.
+    var durable: DurableNode?
 }
 
 /// An action type, kept to name a node without building a string per node.

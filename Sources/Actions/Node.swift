@@ -68,6 +68,8 @@ func unwrapResponse<Value: Sendable>(_ slot: ResponseSlot, as type: Value.Type =
 /// know the response types, each one would cost a type lookup at run time.)
 struct NodeInputs: Sendable {
     let responses: [ResponseSlot]
+    /// The key the node's attempts carry in a durable run; `nil` otherwise.
+    var idempotencyKey: IdempotencyKey? = nil
 
     /// The response at `position`, as `type`; moves `position` to the next one.
     func next<R: Sendable>(_ type: R.Type, _ position: inout Int) -> R {

@@ -43,6 +43,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let latest: LatestWork
     /// Event observers, and the queue that delivers events to them (see `StoreEvent`).
     let events: EventHub
+    /// The durable sync work the state holds (see ``DurableMarks``).
+    let durableMarks: DurableMarksTable
 
     private var closed = false  // registryLock
     private var nextWorkID: UInt64 = 0  // registryLock
@@ -60,6 +62,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.sinceCreation = stopwatch(on: options.clock)
         self.latest = LatestWork(clock: options.clock)
         self.events = EventHub(permanent: options.onEvent)
+        self.durableMarks = DurableMarksTable(options.durableMarks)
         self.eventObservers = options.onEvent == nil ? 0 : 1
     }
 
@@ -73,6 +76,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         defer { stateLock.unlock() }
         return committed.value
     }
+
+    /// How many actions the store has committed so far.
+    var commitCount: UInt64 { stateLock.withLock { committed.count } }
 
     // MARK: The pipeline (see Executor/Pipeline.swift for how work enters and leaves it)
 

@@ -19,6 +19,11 @@ public struct StoreOptions: Sendable {
     /// logs every event.
     public var onEvent: (@Sendable (StoreEvent) -> Void)?
 
+    /// The marks of the durable sync work the initial state already holds, as
+    /// ``StatePersistence/restoreDurable(from:default:)`` read them with it; empty by default (a
+    /// first launch, or a store without durable runs). See ``DurableMarks``.
+    public var durableMarks = DurableMarks()
+
     /// Answers async actions in place of their `run` (set by `TestStore` to serve stubs).
     package var interceptor: (any AsyncActionInterceptor)?
 
@@ -70,6 +75,10 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
         /// dropped (or the graph's run cancelled, or the async action failed) and the store went on.
         /// They must be pure: dispatch from a middleware, a subscriber or an async action instead.
         case dispatchFromReducer
+        /// A durable run's journal could not record what the run did after the fact (a sync
+        /// node's application, the run's end) or remove a finished run; the run went on, and the
+        /// journal keeps what it had (see ``DurableRuns``).
+        case journalFailed
     }
 
     /// What happened.

@@ -59,7 +59,7 @@ enum Attempts {
                 return (.success(try await operation()), attempt)
             } catch {
                 guard attempt < retry.maxAttempts, !Task.isCancelled, !(error is CancellationError),
-                    retry.shouldRetry(error)
+                    !(error is DurableRunError), retry.shouldRetry(error)
                 else {
                     return (.failure(error), attempt)
                 }

@@ -25,11 +25,17 @@ public final class GraphRun<State: Sendable>: Sendable {
     private let protected: LockedValue<Protected>
     /// When the run was created, on the store's clock (see `elapsed()`).
     private let createdAt: Duration
+    /// What a durable run journals; `nil` for a plain run, which pays one check per node for it.
+    private let durable: DurableRunJournal?
 
-    init(host core: any RunHost, backend: any StoreBackend<State>, graph: ActionGraph<State>) {
+    init(
+        host core: any RunHost, backend: any StoreBackend<State>, graph: ActionGraph<State>,
+        durable: DurableRunJournal? = nil
+    ) {
         self.core = core
         self.backend = backend
         self.graph = graph
+        self.durable = durable
         let storage = graph.storage
         let machine = Machine(
             isSync: storage.bodies.map(\.isSync),
@@ -72,7 +78,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         perform(
             protected.withLock { protected in
                 protected.registration = id
-                return protected.handle(insidePipeline: insidePipeline) { $0.start(now: now) }
+                let endedBefore = durable?.endedBefore ?? []
+                return protected.handle(insidePipeline: insidePipeline) { $0.start(now: now, endedBefore: endedBefore) }
             })
     }
 
@@ -107,6 +114,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// `cancel()`, telling the machine whether the store's release is the cause (then no cancel
     /// action is sent).
     private func cancel(byStoreRelease: Bool) {
+        if let durable {
+            if byStoreRelease { durable.storeReleased() } else { durable.cancelled() }
+        }
         let now = elapsed()
         let insidePipeline = core.isInsidePipeline
         let effects = protected.withLock {
@@ -210,11 +220,13 @@ public final class GraphRun<State: Sendable>: Sendable {
                     } else {
                         nil
                     }
+                durable?.willApply(item, asCommit: core.commitCount + 1)
                 if let origin = protected.withLock({ $0.recorder?.origin(of: item) }) {
                     SyncOrigin.$current.withValue(origin) { core.apply(action, admit: admit) }
                 } else {
                     core.apply(action, admit: admit)
                 }
+                if let durable, case .node(let node) = item { durable.syncApplied(node, commitCount: core.commitCount) }
             }
             let now = elapsed()
             let queuedWork = core.hasQueuedWork
@@ -301,8 +313,14 @@ public final class GraphRun<State: Sendable>: Sendable {
         let operation: @Sendable () async throws -> ResponseSlot
         switch graph.storage.bodies[node] {
         case .async(let bind, _):
-            let inputs = self.inputs(of: node)
-            operation = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
+            var inputs = self.inputs(of: node)
+            if let durable, let codec = graph.settings[node]?.durable {
+                inputs.idempotencyKey = durable.key(of: node)
+                let attempt = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
+                operation = durable.journaled(attempt, node: node, codec: codec)
+            } else {
+                operation = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
+            }
         case .delay(let duration):
             let clock = core.options.clock
             operation = {
@@ -317,10 +335,12 @@ public final class GraphRun<State: Sendable>: Sendable {
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
         let settings = graph.settings[node]
+        var retry = settings?.retry ?? .never
+        if let durable { retry = durable.retryLeft(of: node, retry) }
         unit?.note("started its attempts")
         let (result, attempts) = await Attempts.run(
             operation, gate: NodeGate(protected: protected, node: node, host: core, createdAt: createdAt),
-            timeout: settings?.timeout, retry: settings?.retry ?? .never, clock: core.options.clock)
+            timeout: settings?.timeout, retry: retry, clock: core.options.clock)
         unit?.note("ended its attempts")
         let now = elapsed()
         perform(
@@ -348,6 +368,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         for task in performable.cancel { task.cancel() }
         if performable.observed { core.deliverEvents() }
         if effects.schedule { core.schedule(self) }
+        if effects.finished, let durable { durable.finished() }
         if performable.holdsWaiters { core.resumeAtPipelineExit(self) }
         if performable.observed, !performable.resume.isEmpty {
             core.events.enqueue([.resume(performable.resume)])
@@ -573,8 +594,10 @@ extension GraphRun: PipelineRun {
 
 extension StoreCore {
     /// Starts `graph` in this store's pipeline; its nodes see `backend` (this store, or a scope).
-    func startGraph<S: Sendable>(_ graph: ActionGraph<S>, backend: any StoreBackend<S>) -> GraphRun<S> {
-        let run = GraphRun(host: self, backend: backend, graph: graph)
+    func startGraph<S: Sendable>(
+        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil
+    ) -> GraphRun<S> {
+        let run = GraphRun(host: self, backend: backend, graph: graph, durable: durable)
         if let context = PureCall.current {
             report(
                 .dispatchFromReducer,

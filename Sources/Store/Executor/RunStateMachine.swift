@@ -187,13 +187,20 @@ struct RunStateMachine {
     /// Starts the run: fails the nodes built with bad input (and skips what depends on them), then
     /// releases every node with no prerequisites. Every node with a problem fails with its own error
     /// before any skip spreads, so a node below another bad node still reports its own problem.
-    mutating func start(now: Duration) -> Effects {
+    ///
+    /// - Parameter endedBefore: nodes of a durable run that ended in an earlier launch (its journal
+    ///   says so), in graph order. Each is terminal before anything is released: a success keeps its
+    ///   response for its dependents and counts as a finished prerequisite; a failure skips its
+    ///   dependents and queues its fallback when `sendsFallback` (it was not applied before). The
+    ///   release rule then runs as for any start, so nothing that ended is started again.
+    mutating func start(now: Duration, endedBefore: [EndedBefore] = []) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard phase == .notStarted else { return effects }
         phase = .running
+        for ended in endedBefore { replay(ended, now: now, &effects) }
         let bad = problems.keys.sorted()
-        for node in bad { markFailed(node, problems[node]!, now: now, &effects) }
+        for node in bad where !nodes[node].status.isTerminal { markFailed(node, problems[node]!, now: now, &effects) }
         for node in bad { skipDependents(of: node, now: now, &effects) }
         for node in nodes.indices where nodes[node].status == .waiting && nodes[node].remaining == 0 {
             release(node, now: now, &effects)
@@ -346,6 +353,44 @@ struct RunStateMachine {
     private var hasSyncWorkPending: Bool { itemInHand != nil || readyHead < readySync.count }
 
     // MARK: Transitions
+
+    /// A node that ended in an earlier launch of a durable run, as its journal tells it.
+    struct EndedBefore: Sendable {
+        let node: Int
+        /// Its response (`nil` for `Void` or a sync node), or its error.
+        let result: Result<(any Sendable)?, any Error>
+        /// Whether its fallback is still to be applied (it failed, and the fallback was not applied
+        /// in the state this launch starts from).
+        var sendsFallback = true
+    }
+
+    /// Makes `ended.node` terminal without starting it, and counts it for its dependents without
+    /// releasing them (``start(now:endedBefore:)`` releases what is ready once every replay is in).
+    private mutating func replay(_ ended: EndedBefore, now: Duration, _ effects: inout Effects) {
+        let node = ended.node
+        guard nodes[node].status == .waiting else { return }
+        nodes[node].start = now
+        switch ended.result {
+        case .success(let response):
+            if let response {
+                if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
+                responses[node] = response
+            }
+            markTerminal(node, .succeeded, now: now, &effects)
+            for edge in dependentStarts[node]..<dependentStarts[node + 1] {
+                let dependent = dependents[edge]
+                if nodes[dependent].status == .waiting { nodes[dependent].remaining -= 1 }
+            }
+        case .failure(let error):
+            markTerminal(node, .failed, now: now, &effects)
+            errors[node] = error
+            if ended.sendsFallback, nodesWithFallback.contains(node) {
+                pendingFallbacks += 1
+                enqueueSync(.fallback(node), &effects)
+            }
+            skipDependents(of: node, now: now, &effects)
+        }
+    }
 
     private mutating func resumeSyncWorkWaiters(_ effects: inout Effects) {
         guard !syncWorkWaiters.isEmpty else { return }

@@ -106,6 +106,37 @@ public final class StatePersistence: Sendable {
             writer: writer, onError: onError)
     }
 
+    /// Saves `store`'s whole state together with its ``DurableMarks`` (which durable sync work the
+    /// state holds), in one file, after it changes: the persistence of a store that runs durable
+    /// graphs (see ``DurableRuns``). Read it back with ``restoreDurable(from:default:)``.
+    ///
+    /// The marks saved are always those of the state saved with them: a mark is set before its
+    /// action is applied and read with the state after each commit, so a relaunch from this file
+    /// applies every durable sync node exactly once into the state. The file is
+    /// `{"durableMarks": …, "state": …}` (JSON, sorted keys); ``load(_:from:)`` and
+    /// ``restore(from:default:)`` do not read it as a plain state. The other parameters are those of
+    /// ``init(store:url:select:debounce:clock:writer:onError:)``.
+    public init<State: Sendable & Encodable>(
+        durableStore store: Store<State>, url: URL,
+        debounce: Duration = .seconds(1),
+        clock: (any Clock<Duration>)? = nil,
+        writer: @escaping Writer = { data, url in try StatePersistence.writeAtomically(data, to: url) },
+        onError: @escaping @Sendable (PersistenceError) -> Void = StatePersistence.printToStandardError
+    ) {
+        self.url = url
+        let engine = PersistenceEngine<DurableSnapshot<State>>(
+            url: url, debounce: debounce, clock: clock ?? store.core.options.clock,
+            encode: { snapshot throws(PersistenceError) -> Data in try StatePersistence.encode(snapshot) },
+            writer: writer, onError: onError)
+        self.engine = engine
+        let marks = store.core.durableMarks
+        // Called on the thread that committed, before anything else is applied: the marks read
+        // here are exactly those of `state`.
+        self.subscription = store.subscribe { state in
+            engine.stateChanged(DurableSnapshot(state: state, durableMarks: marks.marks()))
+        }
+    }
+
     deinit {
         subscription.cancel()
         engine.stop()
@@ -160,6 +191,20 @@ public final class StatePersistence: Sendable {
         restoring(url, initial) { () throws(PersistenceError) -> T in try load(T.self, from: url) }
     }
 
+    /// The state and its ``DurableMarks`` saved by
+    /// ``init(durableStore:url:debounce:clock:writer:onError:)``, or `initial` and no marks when
+    /// there is none or it cannot be used; never throws, never crashes, never loses a file (a file
+    /// that does not decode is kept aside, as ``restore(from:default:)`` does). Pass the marks to
+    /// the store as ``StoreOptions/durableMarks``, then call ``DurableRuns/resumeUnfinished()``.
+    public static func restoreDurable<T: Decodable>(
+        from url: URL, default initial: T
+    ) -> (state: T, durableMarks: DurableMarks, error: PersistenceError?) {
+        let (saved, error) = restoring(url, DurableSnapshot(state: initial, durableMarks: DurableMarks())) {
+            () throws(PersistenceError) -> DurableSnapshot<T> in try load(DurableSnapshot<T>.self, from: url)
+        }
+        return (saved.state, saved.durableMarks, error)
+    }
+
     /// Runs `load`; a missing file gives `initial`, a corrupt one is kept aside first.
     static func restoring<T>(
         _ url: URL, _ initial: T, _ load: () throws(PersistenceError) -> T
@@ -212,3 +257,13 @@ public final class StatePersistence: Sendable {
         }
     }
 }
+
+/// A state and the durable marks it holds, as one file.
+struct DurableSnapshot<State> {
+    var state: State
+    var durableMarks: DurableMarks
+}
+
+extension DurableSnapshot: Sendable where State: Sendable {}
+extension DurableSnapshot: Encodable where State: Encodable {}
+extension DurableSnapshot: Decodable where State: Decodable {}

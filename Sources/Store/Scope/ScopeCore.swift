@@ -41,8 +41,8 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         root.cancelWork(id: id)
     }
 
-    func nodeWork<A: AsyncAction>(_ action: A) -> AsyncNodeWork where A.State == Child {
-        AsyncNodeWork(action, host: root, context: ActionContext(backend: self))
+    func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == Child {
+        AsyncNodeWork(action, host: root, context: ActionContext(backend: self, idempotencyKey: key))
     }
 
     func subscribe(receive: @escaping @Sendable (Child) -> Void, onStoreClosed: (@Sendable () -> Void)?)

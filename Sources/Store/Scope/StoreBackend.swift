@@ -19,6 +19,8 @@ protocol RunHost: AnyObject, Sendable {
     func deliverEvents()
     func unregister(_ id: UInt64)
     func report(_ kind: StoreDiagnostic.Kind, _ message: String)
+    /// How many actions the store has committed so far (a durable run journals it per sync node).
+    var commitCount: UInt64 { get }
     /// Middleware, reducer, subscribers; called on the pipeline's applier thread.
     func apply(_ action: any Action, admit: (@Sendable () -> Bool)?)
     var hasQueuedWork: Bool { get }
@@ -58,8 +60,9 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State>
     func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State>
     func cancelWork(id: WorkID)
-    /// The attempts of an async graph node running `action`.
-    func nodeWork<A: AsyncAction>(_ action: A) -> AsyncNodeWork where A.State == State
+    /// The attempts of an async graph node running `action`, whose context carries `key` (in a
+    /// durable run).
+    func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State
     func subscribe(receive: @escaping @Sendable (State) -> Void, onStoreClosed: (@Sendable () -> Void)?)
         -> Subscription
     /// A backend on a part of this one's state.
@@ -86,8 +89,8 @@ extension StoreCore: RunHost, StoreBackend {
         startGraph(graph, backend: self, id: id, policy: policy)
     }
 
-    func nodeWork<A: AsyncAction>(_ action: A) -> AsyncNodeWork where A.State == State {
-        AsyncNodeWork(action, host: self, context: ActionContext(core: self))
+    func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State {
+        AsyncNodeWork(action, host: self, context: ActionContext(backend: self, idempotencyKey: key))
     }
 
     func scope<Child: Sendable>(_ path: WritableKeyPath<State, Child> & Sendable) -> any StoreBackend<Child> {

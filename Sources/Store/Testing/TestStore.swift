@@ -101,9 +101,12 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     ///   - exhaustivity: `.on` (the default) to require every received action to be asserted.
     ///   - timeout: how long, in real time, every wait of this test store may take before it fails
     ///     (five seconds by default); each wait also takes its own `timeout:`.
+    ///   - durableMarks: the durable sync work `initialState` already holds, for a test store that
+    ///     plays a relaunch (see ``PersistedAtStop``); none by default.
     public init(
         initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>] = [],
-        dependencies: Dependencies, exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5)
+        dependencies: Dependencies, exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(5),
+        durableMarks: DurableMarks = DurableMarks()
     ) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
         let logID = ObjectIdentifier(log)
@@ -130,6 +133,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         var options = StoreOptions(clock: clock, dependencies: dependencies)
         options.interceptor = stubs
         options.workCounter = counter
+        options.durableMarks = durableMarks
         self.store = Store(initialState: initialState, reducer: recording, middleware: middleware, options: options)
         self.clock = clock
         self.log = log

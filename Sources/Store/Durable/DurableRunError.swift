@@ -1,0 +1,73 @@
+/// Why a durable run could not start, or why one of its nodes failed because of the journal.
+public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No graph is registered under this name.
+    case unknownGraph(String)
+    /// Node `node` (its index in the graph) has no label; a durable graph names every node with
+    /// ``ActionGraph/setLabel(_:for:)``, since the journal knows nodes by name.
+    case missingLabel(node: Int)
+    /// The nodes `nodes` (indices) share the label; a durable graph's labels are unique.
+    case duplicateLabel(String, nodes: [Int])
+    /// The async node `node` was not declared with ``ActionGraph/setDurable(_:inDoubt:)``, or is a
+    /// join (a join waits on work of this launch, which a relaunch cannot resume).
+    case notDurable(node: String)
+    /// A run with this id is in flight in this process; run ids are unique among unfinished runs.
+    case runAlreadyActive(String)
+    /// The parameters of the graph `graph` could not be encoded or decoded back.
+    case parametersNotEncodable(graph: String, reason: String)
+    /// The response of the node `node` could not be encoded: the node fails, and the journal says
+    /// so (its call happened).
+    case responseNotEncodable(node: String, reason: String)
+    /// The journal could not record the run's start (`node` is `nil`: the run did not start) or an
+    /// attempt of `node` (its start: it was not called; its end: the call happened, and stays in
+    /// doubt for a relaunch). Nothing recorded before is lost.
+    case journalFailed(node: String?, JournalError)
+    /// The graph registered as `graph` no longer has the shape its run was journaled with (its
+    /// fingerprint was `journaled`, it is `current` now): the run is not resumed, and stays in the
+    /// journal with its records for the app to decide about.
+    case graphChanged(graph: String, journaled: String, current: String)
+    /// An attempt of `node` started before a relaunch and never recorded its end, and the node's
+    /// policy (``InDoubtPolicy/failInDoubt``, or the app's answer ``InDoubtAnswer/fail``) is not
+    /// to call it again: the call may or may not have happened, with `key`.
+    case inDoubt(node: String, key: IdempotencyKey)
+    /// `node` used up its attempts before a relaunch; `description` is its last error as the
+    /// journal kept it (errors are journaled as text).
+    case failedBeforeRelaunch(node: String, description: String)
+    /// The journaled response of `node` could not be decoded by the graph as it is built now.
+    case responseNotDecodable(node: String, reason: String)
+    /// The journal holds records for run `runID` that do not start with the run's start.
+    case unreadableRun(runID: String, reason: String)
+
+    /// A sentence for a person, naming the graph, node or run.
+    public var description: String {
+        switch self {
+        case .unknownGraph(let name):
+            "no durable graph is registered as \"\(name)\""
+        case .missingLabel(let node):
+            "node #\(node) of a durable graph has no label; give every node a unique one with setLabel(_:for:)"
+        case .duplicateLabel(let label, let nodes):
+            "the nodes \(nodes.map { "#\($0)" }.joined(separator: ", ")) of a durable graph share the label \"\(label)\""
+        case .notDurable(let node):
+            "the async node \"\(node)\" of a durable graph is not declared durable with setDurable(_:inDoubt:), or is a join"
+        case .runAlreadyActive(let runID):
+            "a durable run \"\(runID)\" is already in flight"
+        case .parametersNotEncodable(let graph, let reason):
+            "the parameters of the durable graph \"\(graph)\" could not be encoded and decoded back: \(reason)"
+        case .responseNotEncodable(let node, let reason):
+            "the response of the durable node \"\(node)\" could not be encoded: \(reason)"
+        case .journalFailed(nil, let error):
+            "the durable run could not be journaled, so it did not start: \(error)"
+        case .journalFailed(let node?, let error):
+            "the journal could not record an attempt of the durable node \"\(node)\": \(error)"
+        case .graphChanged(let graph, let journaled, let current):
+            "the durable graph \"\(graph)\" changed shape since its run was journaled (\(journaled), now \(current)); the run was not resumed"
+        case .inDoubt(let node, let key):
+            "the durable node \"\(node)\" was in flight when the app stopped, and may or may not have happened (key \(key)); it is not called again"
+        case .failedBeforeRelaunch(let node, let description):
+            "the durable node \"\(node)\" failed before the relaunch: \(description)"
+        case .responseNotDecodable(let node, let reason):
+            "the journaled response of the durable node \"\(node)\" could not be decoded: \(reason)"
+        case .unreadableRun(let runID, let reason):
+            "the journal of the durable run \"\(runID)\" cannot be resumed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// What a durable run journals as it goes, and when: the shell of a ``GraphRun`` calls it at three
+/// points (an async node's attempts, a sync node's application, the run's end). A plain run has
+/// none, and pays one `nil` check at each point.
+final class DurableRunJournal: Sendable {
+    let runID: String
+    let layout: DurableLayout
+    /// Tells this run from an earlier one with the same id (journaled in its start).
+    let instance: UInt64
+    /// What a resumed run takes over from its earlier launches; empty for a new run.
+    let resumed: Resumed
+    private let writer: JournalWriter
+    private let marks: DurableMarksTable
+    private let state = LockedValue(Flags())
+    /// Called once, when the run ends (it frees the run id).
+    private let onEnd: @Sendable () -> Void
+
+    /// What a resumed run takes over from the launches before: the nodes that ended, and where
+    /// each node's attempts stand.
+    struct Resumed: Sendable {
+        /// The nodes that ended before this launch, for ``RunStateMachine/start(now:endedBefore:)``.
+        var endedBefore: [RunStateMachine.EndedBefore] = []
+        /// Per async node, the number its next attempt takes (attempts continue, they never restart).
+        var nextAttempt: [Int: Int] = [:]
+        /// Per async node, the attempts that failed before: they count towards its retry policy.
+        var failedAttempts: [Int: Int] = [:]
+    }
+
+    private struct Flags {
+        /// An append failed: the journal lacks a record, so the run is kept for the app to decide.
+        var appendFailed = false
+        /// The store was released: the run did not finish, it stopped; a relaunch resumes it.
+        var storeReleased = false
+        /// The run was cancelled: its end is recorded at once, so a relaunch never resumes it.
+        var cancelled = false
+        var ended = false
+        /// The run's end is in the journal (set on the journal's queue): a record of a node that
+        /// ends after it (a cancelled call) is dropped, so nothing follows the end.
+        var closed = false
+    }
+
+    init(
+        runID: String, instance: UInt64, layout: DurableLayout, resumed: Resumed = Resumed(),
+        writer: JournalWriter, marks: DurableMarksTable, onEnd: @escaping @Sendable () -> Void
+    ) {
+        self.runID = runID
+        self.instance = instance
+        self.layout = layout
+        self.resumed = resumed
+        self.writer = writer
+        self.marks = marks
+        self.onEnd = onEnd
+    }
+
+    var endedBefore: [RunStateMachine.EndedBefore] { resumed.endedBefore }
+
+    /// The journaled end of an attempt that was announced but never called (the run was cancelled
+    /// in between): it does not count as a failure on resume.
+    static let notCalledDescription = "cancelled before its call"
+
+    /// `policy`, less the attempts of `node` that failed in earlier launches (at least one is left:
+    /// a node out of attempts ended before this launch, and is not run).
+    func retryLeft(of node: Int, _ policy: RetryPolicy) -> RetryPolicy {
+        guard let failed = resumed.failedAttempts[node], failed > 0 else { return policy }
+        var left = policy
+        left.maxAttempts = Swift.max(1, policy.maxAttempts - failed)
+        return left
+    }
+
+    /// Marks the sync node or fallback `item` as applied by the store's commit `commitCount`,
+    /// right before it enters the pipeline (see ``DurableMarks``).
+    func willApply(_ item: RunStateMachine.SyncItem, asCommit commitCount: UInt64) {
+        switch item {
+        case .node(let node):
+            marks.willApply(mark(node, isFallback: false), asCommit: commitCount)
+        case .fallback(let node):
+            marks.willApply(mark(node, isFallback: true), asCommit: commitCount)
+        case .cancelAction:
+            break  // the run's end is recorded when it is cancelled; a relaunch never resends it
+        }
+    }
+
+    func mark(_ node: Int, isFallback: Bool) -> DurableMarks.Mark {
+        DurableMarks.Mark(runID: runID, instance: instance, node: layout.labels[node], isFallback: isFallback)
+    }
+
+    /// The key of every attempt of `node`.
+    func key(of node: Int) -> IdempotencyKey {
+        IdempotencyKey(runID: runID, node: layout.labels[node])
+    }
+
+    /// `operation`, journaled: each attempt appends its start (on disk before `operation` is
+    /// called), then its end with the response encoded or the error described.
+    func journaled(
+        _ operation: @escaping @Sendable () async throws -> ResponseSlot, node: Int, codec: DurableNode
+    ) -> @Sendable () async throws -> ResponseSlot {
+        let attempts = LockedValue((resumed.nextAttempt[node] ?? 1) - 1)
+        let label = layout.labels[node]
+        let key = key(of: node)
+        return { [self] in
+            let attempt = attempts.withLock { count in
+                count += 1
+                return count
+            }
+            try await record(.attemptStarted(node: label, attempt: attempt, key: key), node: label)
+            if Task.isCancelled {
+                // Announced but never called: say so, so that a relaunch does not take it for in doubt.
+                try await record(
+                    .attemptEnded(
+                        node: label, attempt: attempt, end: .failed(description: Self.notCalledDescription)),
+                    node: label)
+                throw CancellationError()
+            }
+            let end: JournalRecord.AttemptEnd
+            let result: Result<ResponseSlot, any Error>
+            do {
+                let response = try await operation()
+                do {
+                    end = .response(try codec.encode(response))
+                    result = .success(response)
+                } catch {
+                    end = .failed(description: "its response could not be encoded: \(error)")
+                    result = .failure(DurableRunError.responseNotEncodable(node: label, reason: "\(error)"))
+                }
+            } catch {
+                end = .failed(description: String(describing: error))
+                result = .failure(error)
+            }
+            try await record(.attemptEnded(node: label, attempt: attempt, end: end), node: label)
+            return try result.get()
+        }
+    }
+
+    private func record(_ record: JournalRecord, node: String) async throws(DurableRunError) {
+        do {
+            try await writer.append(record, to: runID) { [state] in state.withLock { $0.closed } }
+        } catch {
+            state.withLock { $0.appendFailed = true }
+            throw DurableRunError.journalFailed(node: node, error)
+        }
+    }
+
+    /// The sync node `node` was applied as the store's commit `commitCount`: journaled in order,
+    /// without waiting (it records what happened; no side effect waits for it).
+    func syncApplied(_ node: Int, commitCount: UInt64) {
+        let label = layout.labels[node]
+        let runID = self.runID
+        writer.enqueue("the application of \"\(label)\" in run \"\(runID)\"") { [state] journal throws(JournalError) in
+            do throws(JournalError) {
+                guard !state.withLock({ $0.closed }) else { return }
+                try journal.append(.syncApplied(node: label, commitCount: commitCount), to: runID)
+            } catch {
+                state.withLock { $0.appendFailed = true }
+                throw error
+            }
+        }
+    }
+
+    /// The store was released: the run stops unfinished, and stays in the journal.
+    func storeReleased() {
+        state.withLock { $0.storeReleased = true }
+    }
+
+    /// The run was cancelled by the app: its end is recorded now (queued behind the records before
+    /// it), so that a relaunch never resumes a run the app cancelled, even if the process dies
+    /// before the run's last node ends. Its cancel action is therefore sent at most once.
+    func cancelled() {
+        let first = state.withLock { flags in
+            defer { flags.cancelled = true }
+            return !flags.cancelled && !flags.ended
+        }
+        guard first else { return }
+        let runID = self.runID
+        writer.enqueue("the cancellation of run \"\(runID)\"") { [state] journal throws(JournalError) in
+            try journal.append(.runFinished, to: runID)
+            state.withLock { $0.closed = true }
+        }
+    }
+
+    /// Every node of the run is terminal: records the end and removes the run (and then its marks),
+    /// unless the store was released (a relaunch resumes it) or an append failed (the app decides).
+    func finished() {
+        let (first, cancelled) = state.withLock { flags in
+            defer { flags.ended = true }
+            return (!flags.ended, flags.cancelled)
+        }
+        guard first else { return }
+        onEnd()
+        let runID = self.runID
+        let instance = self.instance
+        writer.enqueue("the end of run \"\(runID)\"") { [state, marks] journal throws(JournalError) in
+            let keep = state.withLock { $0.appendFailed || $0.storeReleased }
+            guard !keep || cancelled else { return }
+            if !cancelled { try journal.append(.runFinished, to: runID) }
+            state.withLock { $0.closed = true }
+            try journal.removeRun(runID)
+            marks.remove(runID: runID, instance: instance)
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+
+extension DurableRuns {
+    /// Resumes every unfinished durable run the journal holds: call it once at launch, after
+    /// registering the builders, with the store created from the restored state and its
+    /// ``DurableMarks`` (see ``StatePersistence/restoreDurable(from:default:)``).
+    ///
+    /// For each run it finds the builder by the graph's name, decodes the parameters, builds the
+    /// graph and checks that its shape is the one journaled; then it starts the run again, as the
+    /// same run (same id, same idempotency keys, records appended to the same journal entry):
+    /// - an async node whose response was journaled is **not called again**: its response, decoded,
+    ///   flows to its dependents; one that used up its attempts stays failed (its fallback is sent
+    ///   if the restored state does not hold it yet);
+    /// - a sync node (or fallback) whose mark the restored state holds is **not applied again**;
+    ///   one whose mark is missing is applied, once, into this state;
+    /// - an attempt that started and never recorded its end is **in doubt**, and its node's
+    ///   ``InDoubtPolicy`` decides: ``InDoubtPolicy/rerunWithSameKey`` calls it again as the next
+    ///   attempt with the same key; ``InDoubtPolicy/failInDoubt`` ends it failed with
+    ///   ``DurableRunError/inDoubt(node:key:)`` without calling it, and its fallback tells the user;
+    ///   ``InDoubtPolicy/ask(_:)`` calls the app's check with the key first (an answer with a
+    ///   response is journaled as the attempt's end, so it is not asked again);
+    /// - everything else runs as usual; failed attempts count towards the node's retry policy and
+    ///   attempt numbers continue.
+    ///
+    /// A run whose builder is missing, whose parameters no longer decode, or whose graph changed
+    /// shape is not resumed and stays in the journal untouched: the report gives its records and a
+    /// ``DurableRunError``. Marks of runs the journal no longer holds are dropped. Never throws: a
+    /// journal that cannot be read is reported in ``DurableResumeReport/failures``.
+    /// - Returns: what was resumed (each run started), what was not and why.
+    public func resumeUnfinished() async -> DurableResumeReport<State> {
+        var report = DurableResumeReport<State>()
+        let contents: JournalContents
+        do {
+            contents = try await writer.load()
+        } catch {
+            report.failures = [error]
+            return report
+        }
+        report.failures = contents.failures
+        report.diagnostics = contents.diagnostics
+        var kept = Set<RunInstance>()
+        for journalRun in contents.runs {
+            if case .runStarted(_, _, _, _, _, let instance) = journalRun.records.first {
+                kept.insert(RunInstance(runID: journalRun.runID, instance: instance))
+            }
+            do throws(DurableRunError) {
+                report.resumed.append(try await resume(journalRun))
+            } catch {
+                report.notResumed.append(.init(journal: journalRun, error: error))
+            }
+        }
+        // A run the journal could not read may still own marks: drop nothing then.
+        if contents.failures.isEmpty { core.durableMarks.retain(runs: kept) }
+        return report
+    }
+
+    /// Rebuilds and starts one journaled run.
+    private func resume(_ journalRun: JournalRun) async throws(DurableRunError) -> DurableResumeReport<State>.ResumedRun
+    {
+        let runID = journalRun.runID
+        guard case .runStarted(_, let name, let parameters, let fingerprint, _, let instance) = journalRun.records.first
+        else {
+            throw .unreadableRun(runID: runID, reason: "its first record is not the run's start")
+        }
+        guard let build = builder(name) else { throw .unknownGraph(name) }
+        let graph: ActionGraph<State>
+        do {
+            graph = try build(parameters)
+        } catch {
+            throw .parametersNotEncodable(graph: name, reason: "\(error)")
+        }
+        let layout = try DurableLayout(graph)
+        guard layout.fingerprint == fingerprint else {
+            throw .graphChanged(graph: name, journaled: fingerprint, current: layout.fingerprint)
+        }
+        guard active.withLock({ $0.insert(runID).inserted }) else { throw .runAlreadyActive(runID) }
+        let history = NodeHistory.read(journalRun.records, labels: layout.labels)
+        var resumed = DurableRunJournal.Resumed()
+        var endedBefore: [String] = []
+        var inDoubt: [String] = []
+        let marks = core.durableMarks
+        func fallbackMark(_ node: Int) -> DurableMarks.Mark {
+            .init(runID: runID, instance: instance, node: layout.labels[node], isFallback: true)
+        }
+        func failed(_ node: Int, _ error: any Error) {
+            resumed.endedBefore.append(
+                .init(node: node, result: .failure(error), sendsFallback: !marks.contains(fallbackMark(node))))
+            endedBefore.append(layout.labels[node])
+        }
+        for node in 0..<graph.count {
+            let label = layout.labels[node]
+            switch graph.storage.bodies[node] {
+            case .action, .makeAction:
+                let mark = DurableMarks.Mark(runID: runID, instance: instance, node: label, isFallback: false)
+                if marks.contains(mark) {
+                    resumed.endedBefore.append(.init(node: node, result: .success(nil)))
+                    endedBefore.append(label)
+                }
+            case .async:
+                guard let codec = graph.settings[node]?.durable else { continue }
+                let attempts = history[node]
+                if let response = attempts.response {
+                    do {
+                        resumed.endedBefore.append(.init(node: node, result: .success(try codec.decode(response))))
+                        endedBefore.append(label)
+                    } catch {
+                        failed(node, DurableRunError.responseNotDecodable(node: label, reason: "\(error)"))
+                    }
+                    continue
+                }
+                guard let last = attempts.lastStarted else { continue }  // never started: runs as usual
+                resumed.nextAttempt[node] = last.attempt + 1
+                resumed.failedAttempts[node] = attempts.failures
+                switch attempts.ends[last.attempt] {
+                case .failed(let description)? where !NodeHistory.wasInterrupted(description):
+                    let allowed = graph.settings[node]?.retry?.maxAttempts ?? 1
+                    if attempts.failures >= allowed {
+                        failed(node, DurableRunError.failedBeforeRelaunch(node: label, description: description))
+                    }
+                case .responseNotJournaled?, .response?:
+                    break  // kept out of the journal: it runs again, with the same key
+                case nil, .failed?:
+                    // Never ended, or cut off mid-call by the app's exit: the call may have happened.
+                    inDoubt.append(label)
+                    switch await settle(
+                        node, label: label, attempt: last.attempt, key: last.key, codec: codec, runID: runID)
+                    {
+                    case .runAgain:
+                        break
+                    case .ended(.success(let response)):
+                        resumed.endedBefore.append(.init(node: node, result: .success(response)))
+                    case .ended(.failure(let error)):
+                        failed(node, error)
+                    }
+                }
+            case .delay, .join:
+                continue  // no side effect: a delay waits again
+            }
+        }
+        let run = startJournaled(graph, runID: runID, instance: instance, layout: layout, resumed: resumed)
+        return .init(runID: runID, graph: name, run: run, endedBefore: endedBefore, inDoubt: inDoubt)
+    }
+
+    private enum Settled {
+        case runAgain
+        case ended(Result<ResponseSlot, any Error>)
+    }
+
+    /// Applies the in-doubt policy of `node`, whose attempt `attempt` never recorded its end.
+    private func settle(
+        _ node: Int, label: String, attempt: Int, key: IdempotencyKey, codec: DurableNode, runID: String
+    ) async -> Settled {
+        switch codec.inDoubt {
+        case .rerunWithSameKey:
+            return .runAgain
+        case .failInDoubt:
+            return .ended(.failure(DurableRunError.inDoubt(node: label, key: key)))
+        case .ask(let check):
+            let answer: InDoubtAnswer<ResponseSlot>
+            do {
+                answer = try await check(key)  // the app's code: on this task, no lock held
+            } catch {
+                return .ended(.failure(error))
+            }
+            switch answer {
+            case .runAgain:
+                return .runAgain
+            case .fail:
+                return .ended(.failure(DurableRunError.inDoubt(node: label, key: key)))
+            case .succeeded(let response):
+                // Journaled as the attempt's end, so that a later relaunch does not ask again.
+                do {
+                    let encoded = try codec.encode(response)
+                    try await writer.append(
+                        .attemptEnded(node: label, attempt: attempt, end: .response(encoded)), to: runID)
+                } catch let error as JournalError {
+                    return .ended(.failure(DurableRunError.journalFailed(node: label, error)))
+                } catch {
+                    return .ended(.failure(DurableRunError.responseNotEncodable(node: label, reason: "\(error)")))
+                }
+                return .ended(.success(response))
+            }
+        }
+    }
+}
+
+/// What a run's records say about each async node's attempts.
+struct NodeHistory {
+    struct Attempts {
+        /// A journaled response (the node succeeded before).
+        var response: Data?
+        /// The last attempt that started, and its key.
+        var lastStarted: (attempt: Int, key: IdempotencyKey)?
+        /// How each attempt that recorded its end ended, by attempt number (ends are matched by
+        /// number: a timed-out attempt may record its end after the next one started).
+        var ends: [Int: JournalRecord.AttemptEnd] = [:]
+        /// Attempts that failed for a reason of their own (not cancelled by the run or the app's exit).
+        var failures = 0
+    }
+
+    private var nodes: [Attempts]
+
+    subscript(node: Int) -> Attempts { nodes[node] }
+
+    static func read(_ records: [JournalRecord], labels: [String]) -> NodeHistory {
+        let index = Dictionary(labels.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var history = NodeHistory(nodes: Array(repeating: Attempts(), count: labels.count))
+        for record in records {
+            switch record {
+            case .attemptStarted(let label, let attempt, let key):
+                guard let node = index[label] else { continue }
+                if attempt >= (history.nodes[node].lastStarted?.attempt ?? 0) {
+                    history.nodes[node].lastStarted = (attempt, key)
+                }
+            case .attemptEnded(let label, let attempt, let end):
+                guard let node = index[label] else { continue }
+                history.nodes[node].ends[attempt] = end
+                switch end {
+                case .response(let data): history.nodes[node].response = data
+                case .failed(let description) where !isCancellation(description): history.nodes[node].failures += 1
+                case .failed, .responseNotJournaled: break
+                }
+            case .runStarted, .syncApplied, .runFinished:
+                continue
+            }
+        }
+        return history
+    }
+
+    /// Whether a journaled failure is a call cut off by cancellation: it may have reached the server.
+    static func wasInterrupted(_ description: String) -> Bool {
+        description == String(describing: CancellationError())
+    }
+
+    /// Whether a journaled failure is a cancellation (the app's exit or the run's cancel), which
+    /// does not count towards a node's retry policy.
+    static func isCancellation(_ description: String) -> Bool {
+        description == DurableRunJournal.notCalledDescription || description == String(describing: CancellationError())
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// One entry of a durable run's journal: what happened, in the order it happened.
+///
+/// A run's journal starts with ``runStarted(runID:graph:parameters:fingerprint:formatVersion:)``,
+/// then holds, per node, the start and end of each attempt or the application of a sync node, and
+/// ends with ``runFinished``. Resume reads it back: a node whose attempt ended is not called again,
+/// an attempt that started but never ended is in doubt.
+///
+/// Counts are `Int` (attempt numbers) and `UInt64` (the store's commit count); the journal stores
+/// them as 64-bit integers and never truncates one: a value that does not fit where it is read is a
+/// ``JournalError/corruptRecord(path:offset:reason:)``, not a wrapped number.
+public enum JournalRecord: Sendable, Hashable {
+    /// The run `runID` (chosen by the app, e.g. `"post-42"`) started the graph registered as
+    /// `graph`, built from `parameters` (encoded by the app); `fingerprint` describes the graph's
+    /// shape, so that resume can refuse a graph that changed. `formatVersion` is the journal format
+    /// the run was started with (``JournalRecord/currentFormatVersion`` when written by this build).
+    /// `instance` tells this run from an earlier one with the same id (drawn at start; it only ties
+    /// the run to its ``DurableMarks``, and never reaches a key or a server).
+    case runStarted(
+        runID: String, graph: String, parameters: Data, fingerprint: String,
+        formatVersion: Int = JournalRecord.currentFormatVersion, instance: UInt64 = 0)
+
+    /// Attempt `attempt` (1 for the first) of the async node `node` is about to start, with `key`.
+    /// Written, and on disk, before the attempt's side effect starts.
+    case attemptStarted(node: String, attempt: Int, key: IdempotencyKey)
+
+    /// Attempt `attempt` of the async node `node` ended, with `end`.
+    case attemptEnded(node: String, attempt: Int, end: AttemptEnd)
+
+    /// The sync node `node` was applied to the store's state as its commit number `commitCount`:
+    /// resume compares it with the persisted state's count to know whether that state holds it.
+    case syncApplied(node: String, commitCount: UInt64)
+
+    /// Every node of the run reached its outcome; the run can be removed from the journal.
+    case runFinished
+
+    /// How an attempt ended, as the journal keeps it.
+    public enum AttemptEnd: Sendable, Hashable {
+        /// It succeeded; its response, encoded by the node (possibly encrypted by the app).
+        case response(Data)
+        /// It failed; a description of its error for a person (errors are not required to be
+        /// `Codable`, so resume sees this text, not the error value).
+        case failed(description: String)
+        /// It succeeded, and its response is kept out of the journal (a secret): on resume the node
+        /// runs again instead of replaying a response.
+        case responseNotJournaled
+    }
+
+    /// The journal format this build writes, and the newest it reads. A journal or record of a
+    /// newer format is refused with ``JournalError/newerFormat(path:version:newestReadable:)``.
+    public static let currentFormatVersion = 1
+}

