@@ -19,7 +19,11 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
             path: "Benchmarks/Sources/Benchmarks"),
-        .testTarget(name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting"], path: "Tests"),
+        // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
+        .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tests/DurableSoakChild"),
+        .testTarget(
+            name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting"], path: "Tests",
+            exclude: ["DurableSoakChild"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,13 +2,16 @@ import Foundation
 import OresRedux
 
 // swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR]
+// swift run Example --resume
 //
 // Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
 // feed in parallel with the token, then show home with both in one state update. A fifth searches
-// the feed as the user types.
+// the feed as the user types. `--resume` tells a sixth: a durable run killed mid-chain and resumed
+// on the next launch (Resume.swift).
 
 let usage = """
     usage: swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR] [--help]
+           swift run Example --resume
 
     Runs five scenarios of a log-in screen built as an OresRedux action graph:
       1. log in -> profile and feed in parallel -> one update with both
@@ -26,15 +29,26 @@ let usage = """
       --trace DIR     where to write each run's pictures: Mermaid (.mmd), Graphviz (.dot)
                       and a Chrome trace (.trace.json, opens in ui.perfetto.dev);
                       default: trace-out
+      --resume        instead, a durable run (upload photo -> create post -> notify)
+                      killed with SIGKILL while creating the post, and resumed on the
+                      next launch: which calls were not repeated, which were repeated
+                      with the same idempotency key
       --help          show this text
     """
 
 var baseURL: URL?
 var callTimeout = Duration.seconds(5)
 var traceDirectory = URL(fileURLWithPath: "trace-out")
+var resumeOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
+    case "--resume":
+        resumeOnly = true
+    case "--resume-first-launch":
+        // Hidden: the first launch of `--resume`, run as a child process; it is killed mid-run.
+        guard let value = arguments.popFirst() else { exit(2) }
+        await resumeFirstLaunch(folder: URL(fileURLWithPath: value, isDirectory: true))
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -60,6 +74,10 @@ while let argument = arguments.popFirst() {
         print("unknown option \(argument)\n\n\(usage)")
         exit(2)
     }
+}
+
+if resumeOnly {
+    exit(await resumeScenario() ? 0 : 1)
 }
 
 @MainActor

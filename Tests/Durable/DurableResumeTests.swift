@@ -340,6 +340,27 @@ struct DurableResumeTests {
         }
     }
 
+    @Test("with durable persistence, a finished run leaves the journal only once a saved state holds its sync work")
+    func finishedRunWaitsForTheSave() async throws {
+        try await withJournalFolderAsync { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let url = folder.appendingPathComponent("state.json")
+            let journal = InMemoryRunJournal()
+            let launch = Launch(journal: journal)
+            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+            try await launch.publish()
+            #expect(launch.store.state.postID == 7, "the run ended")
+            #expect(
+                journal.runs.map(\.runID) == ["post-42"], "killed now, a relaunch resumes it: the state is not saved")
+
+            try persistence.flush()
+            await launch.durable.flush()
+            #expect(journal.runs.isEmpty, "saved: the run leaves the journal")
+            let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
+            #expect(saved.timesApplied == 1)
+        }
+    }
+
     @Test("StatePersistence saves the marks with the state, and restores both")
     func persistenceKeepsMarksWithTheState() async throws {
         try await withJournalFolderAsync { folder in

@@ -504,22 +504,11 @@ extension GraphStories {
         }
     }
 
-    /// A small, fast, seedable generator (SplitMix64), so that every random graph can be rebuilt.
-    struct SplitMix64 {
-        private var state: UInt64
+}
 
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func int(in range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
+// Every random graph can be rebuilt from its seed (Tests/Support/SplitMix64.swift).
+extension SplitMix64 {
+    mutating func int(in range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
     }
 }

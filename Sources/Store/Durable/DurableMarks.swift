@@ -65,9 +65,24 @@ public struct DurableMarks: Sendable, Hashable, Codable {
 
 /// The marks of a store, as it applies durable sync work (see ``DurableMarks``), with the commit
 /// count each one was set for, so that a test can take the marks of any past state.
+///
+/// It also holds back the removal of a finished run from the journal until a saved state holds the
+/// run's sync work, when a ``StatePersistence`` saves the marks: removed earlier, a kill before the
+/// save would lose the run's last sync nodes (the state lacks them, and no journal says to resume).
 final class DurableMarksTable: Sendable {
     /// Each mark, with the commit count of the action it marks (restored marks: 0, the first state).
     private let entries: LockedValue<[DurableMarks.Mark: UInt64]>
+    private let saves = LockedValue(Saves())
+
+    /// What a durable ``StatePersistence`` saved, and what waits for it.
+    private struct Saves {
+        /// A durable persistence saves this store's state: removals wait for its writes.
+        var isPersisted = false
+        /// The commit count of the newest state on disk (0: the restored state, already on disk).
+        var savedThrough: UInt64 = 0
+        /// Work waiting for a state of at least this commit count to be on disk.
+        var waiting: [(through: UInt64, then: @Sendable () -> Void)] = []
+    }
 
     init(_ restored: DurableMarks) {
         entries = LockedValue(Dictionary(uniqueKeysWithValues: restored.marks.map { ($0, 0) }))
@@ -96,6 +111,37 @@ final class DurableMarksTable: Sendable {
         entries.withLock { entries in
             entries = entries.filter { !($0.key.runID == runID && $0.key.instance == instance) }
         }
+    }
+
+    /// A durable ``StatePersistence`` saves this store's state from now on.
+    func persistenceAttached() {
+        saves.withLock { $0.isPersisted = true }
+    }
+
+    /// The state after commit `commitCount`, with its marks, is on disk: runs what waited for it.
+    func saved(through commitCount: UInt64) {
+        let due = saves.withLock { saves -> [@Sendable () -> Void] in
+            saves.savedThrough = Swift.max(saves.savedThrough, commitCount)
+            let through = saves.savedThrough
+            let due = saves.waiting.filter { $0.through <= through }.map(\.then)
+            saves.waiting.removeAll { $0.through <= through }
+            return due
+        }
+        for then in due { then() }
+    }
+
+    /// Calls `then` once a saved state holds every sync node and fallback of the run `runID`
+    /// started as `instance` (at once without a durable persistence, or when it already does).
+    func whenSaved(runID: String, instance: UInt64, _ then: @escaping @Sendable () -> Void) {
+        let through = entries.withLock { entries in
+            entries.filter { $0.key.runID == runID && $0.key.instance == instance }.values.max() ?? 0
+        }
+        let now = saves.withLock { saves -> Bool in
+            guard saves.isPersisted, through > saves.savedThrough else { return true }
+            saves.waiting.append((through, then))
+            return false
+        }
+        if now { then() }
     }
 
     /// Keeps only the marks of the runs `keep` (id and instance) holds: the others finished.

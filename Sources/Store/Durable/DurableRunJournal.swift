@@ -180,6 +180,8 @@ final class DurableRunJournal: Sendable {
 
     /// Every node of the run is terminal: records the end and removes the run (and then its marks),
     /// unless the store was released (a relaunch resumes it) or an append failed (the app decides).
+    /// When a durable ``StatePersistence`` saves the state, this waits until a saved state holds the
+    /// run's sync work: a kill before that save resumes the run and applies what the state lacks.
     func finished() {
         let (first, cancelled) = state.withLock { flags in
             defer { flags.ended = true }
@@ -189,13 +191,15 @@ final class DurableRunJournal: Sendable {
         onEnd()
         let runID = self.runID
         let instance = self.instance
-        writer.enqueue("the end of run \"\(runID)\"") { [state, marks] journal throws(JournalError) in
-            let keep = state.withLock { $0.appendFailed || $0.storeReleased }
-            guard !keep || cancelled else { return }
-            if !cancelled { try journal.append(.runFinished, to: runID) }
-            state.withLock { $0.closed = true }
-            try journal.removeRun(runID)
-            marks.remove(runID: runID, instance: instance)
+        marks.whenSaved(runID: runID, instance: instance) { [writer, state, marks] in
+            writer.enqueue("the end of run \"\(runID)\"") { journal throws(JournalError) in
+                let keep = state.withLock { $0.appendFailed || $0.storeReleased }
+                guard !keep || cancelled else { return }
+                if !cancelled { try journal.append(.runFinished, to: runID) }
+                state.withLock { $0.closed = true }
+                try journal.removeRun(runID)
+                marks.remove(runID: runID, instance: instance)
+            }
         }
     }
 }

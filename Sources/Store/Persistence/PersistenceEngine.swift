@@ -34,12 +34,15 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
     private let encode: @Sendable (State) throws(PersistenceError) -> Data
     private let writer: StatePersistence.Writer
     private let onError: @Sendable (PersistenceError) -> Void
+    /// Called after each successful write, with the state written.
+    private let didWrite: (@Sendable (State) -> Void)?
 
     init(
         url: URL, debounce: Duration, clock: any Clock<Duration>,
         encode: @escaping @Sendable (State) throws(PersistenceError) -> Data,
         writer: @escaping StatePersistence.Writer,
-        onError: @escaping @Sendable (PersistenceError) -> Void
+        onError: @escaping @Sendable (PersistenceError) -> Void,
+        didWrite: (@Sendable (State) -> Void)? = nil
     ) {
         self.url = url
         self.debounce = debounce
@@ -47,6 +50,7 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
         self.encode = encode
         self.writer = writer
         self.onError = onError
+        self.didWrite = didWrite
     }
 
     /// The store's subscriber: keeps the newest state and starts the timer if none runs. The first
@@ -99,6 +103,7 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
     private func write(_ state: State) -> PersistenceError? {
         do {
             try writer(try encode(state), url)
+            didWrite?(state)
             return nil
         } catch let error as PersistenceError {
             return error

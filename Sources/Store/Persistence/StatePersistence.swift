@@ -127,13 +127,17 @@ public final class StatePersistence: Sendable {
         let engine = PersistenceEngine<DurableSnapshot<State>>(
             url: url, debounce: debounce, clock: clock ?? store.core.options.clock,
             encode: { snapshot throws(PersistenceError) -> Data in try StatePersistence.encode(snapshot) },
-            writer: writer, onError: onError)
+            writer: writer, onError: onError,
+            // A finished durable run leaves the journal only once a saved state holds its sync work.
+            didWrite: { [marks = store.core.durableMarks] snapshot in marks.saved(through: snapshot.commitCount) })
         self.engine = engine
-        let marks = store.core.durableMarks
-        // Called on the thread that committed, before anything else is applied: the marks read
-        // here are exactly those of `state`.
-        self.subscription = store.subscribe { state in
-            engine.stateChanged(DurableSnapshot(state: state, durableMarks: marks.marks()))
+        let core = store.core
+        core.durableMarks.persistenceAttached()
+        // Called on the thread that committed, before anything else is applied: the marks and the
+        // commit count read here are exactly those of `state`.
+        self.subscription = store.subscribe { [core] state in
+            engine.stateChanged(
+                DurableSnapshot(state: state, durableMarks: core.durableMarks.marks(), commitCount: core.commitCount))
         }
     }
 
@@ -262,6 +266,10 @@ public final class StatePersistence: Sendable {
 struct DurableSnapshot<State> {
     var state: State
     var durableMarks: DurableMarks
+    /// The store's commit count of `state` (not saved: a count means nothing to another launch).
+    var commitCount: UInt64 = 0
+
+    private enum CodingKeys: String, CodingKey { case state, durableMarks }
 }
 
 extension DurableSnapshot: Sendable where State: Sendable {}
