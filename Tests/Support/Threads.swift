@@ -76,18 +76,18 @@ private final class ThreadResult<T: Sendable>: @unchecked Sendable {
     }
 }
 
-/// How many rounds a stress loop on many plain threads runs: `count`, or a tenth of it (at least
-/// one) under ThreadSanitizer.
+/// How many rounds a stress loop on many plain threads runs: `count`, or `sanitized` under
+/// ThreadSanitizer.
 ///
 /// Why: under the sanitizer Swift's runtime takes a kernel lock (a priority-inheriting futex, one
 /// per type) on each generic metadata lookup, which a debug build makes on every dispatch. While
-/// eight threads dispatched 800,000 actions, a task of another test that needed the same lock
-/// could wait for it for many seconds (the kernel may give the lock to a thread that is running
-/// ahead of a waiter it just woke): stack dumps taken when such a test's wait gave up showed
-/// threads queued on that lock, and every such failure came while the loops ran. The sanitizer
-/// reports a race between two accesses that no lock or other synchronisation orders, whether or
-/// not they collide, so a tenth of the rounds finds the same races; without it the loops run in
-/// full, as stress tests.
-func stressCount(_ count: Int) -> Int {
-    PoolTime.sanitizerFactor > 1 ? max(1, count / 10) : count
+/// eight threads dispatched into one store for tens of seconds (800,000 actions, and still 80,000),
+/// a task of another test that needed the same lock could wait for it for many seconds (the kernel
+/// may give the lock to a thread that is running ahead of a waiter it just woke): stack dumps taken
+/// when such a test's wait gave up showed threads queued on that lock, and every such failure came
+/// while the loop ran. The sanitizer reports a race between two accesses that no lock or other
+/// synchronisation orders, whether or not they collide, so a few thousand rounds find the same
+/// races; without it the loops run in full, as stress tests.
+func stressCount(_ count: Int, underThreadSanitizer sanitized: Int) -> Int {
+    PoolTime.sanitizerFactor > 1 ? sanitized : count
 }
