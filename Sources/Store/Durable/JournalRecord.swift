@@ -2,7 +2,7 @@ import Foundation
 
 /// One entry of a durable run's journal: what happened, in the order it happened.
 ///
-/// A run's journal starts with ``runStarted(runID:graph:parameters:fingerprint:formatVersion:)``,
+/// A run's journal starts with ``runStarted(runID:graph:parameters:fingerprint:formatVersion:instance:)``,
 /// then holds, per node, the start and end of each attempt or the application of a sync node, and
 /// ends with ``runFinished``. Resume reads it back: a node whose attempt ended is not called again,
 /// an attempt that started but never ended is in doubt.

@@ -62,7 +62,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     private let counter: WorkCounter
 
     /// Creates a test store in which every dependency reads its default value (to give the store's
-    /// actions fakes, use ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:)``).
+    /// actions fakes, use ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:durableMarks:)``).
     /// - Parameters:
     ///   - initialState: the state before any action.
     ///   - reducer: the app's reducer.
@@ -204,7 +204,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// Runs calls of `type` for real: the action's own `run`, with its own fields and the store's
     /// context. For pure async actions (shuffling cards, parsing) that need no fake, and for actions
     /// whose services come from the test's dependencies (see
-    /// ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:)``): `run` then
+    /// ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:durableMarks:)``): `run` then
     /// calls the test's fakes and sleeps on ``clock``.
     public func runForReal<A: AsyncAction>(_ type: A.Type) where A.State == State {
         stubs.set(for: A.self) { action, context in try await (action as! A).run(context as! ActionContext<State>) }
