@@ -100,6 +100,9 @@ struct DurableRunsGuideTests {
                 let run = try await durable.start("publishPost", runID: "post-42", parameters: draft)
                 await run.wait()
                 #expect(store.state.postID == 42)
+                // Not in the guide: the run's end is still being written when `wait()` returns, and
+                // this journal must close before the "next launch" (in this process) opens it.
+                await durable.flush()
             }
             try await withDeadline(10, "the guide's resume") {
                 let (state, marks, _) = StatePersistence.restoreDurable(from: stateURL, default: AppState())
