@@ -51,7 +51,7 @@ public struct IdempotencyKey: Sendable, Hashable, Codable, CustomStringConvertib
         let bytes = Array(text.utf8)
         let count = UInt64(bytes.count)  // Int to UInt64 never loses a count (counts are not negative).
         for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: count >> UInt64(shift)))
+            message.append(UInt8((count >> UInt64(shift)) & 0xFF))
         }
         message.append(contentsOf: bytes)
     }

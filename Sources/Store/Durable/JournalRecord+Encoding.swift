@@ -141,13 +141,13 @@ struct ByteWriter {
 
     mutating func uint32(_ value: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) {
-            output.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+            output.append(UInt8((value >> UInt32(shift)) & 0xFF))
         }
     }
 
     mutating func uint64(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) {
-            output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            output.append(UInt8((value >> UInt64(shift)) & 0xFF))
         }
     }
 

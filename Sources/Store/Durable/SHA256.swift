@@ -27,7 +27,7 @@ enum SHA256 {
         let bitCount = UInt64(message.count).multipliedReportingOverflow(by: 8)
         precondition(!bitCount.overflow, "OresRedux: SHA256 input too long")
         for shift in stride(from: 56, through: 0, by: -8) {
-            padded.append(UInt8(truncatingIfNeeded: bitCount.partialValue >> UInt64(shift)))
+            padded.append(UInt8((bitCount.partialValue >> UInt64(shift)) & 0xFF))
         }
 
         var words = [UInt32](repeating: 0, count: 64)
@@ -58,7 +58,7 @@ enum SHA256 {
             }
         }
         return hash.flatMap { word in
-            [24, 16, 8, 0].map { shift in UInt8(truncatingIfNeeded: word >> UInt32(shift)) }
+            [24, 16, 8, 0].map { shift in UInt8((word >> UInt32(shift)) & 0xFF) }
         }
     }
 
