@@ -243,6 +243,51 @@ struct DurableResumeTests {
         #expect(second.store.state.timesApplied == 1)
     }
 
+    @Test("a failInDoubt decision is journaled as the attempt's end: the launch after does not decide again")
+    func failInDoubtDecisionIsJournaled() async throws {
+        let (journal, state, marks, _) = try await killed(at: .attemptStarted(node: "post"))
+        journal.stop(at: .attemptEnded(node: "post"))  // killed right after the decision is on disk
+        let second = Launch(journal: journal, state: state, marks: marks)
+        let persisted = second.store.persisting(untilStopOf: journal)
+        let decided = try await second.resume()
+        #expect(decided.resumed.first?.inDoubt == ["post"])
+        #expect(journal.hasStopped, "the decision was journaled")
+
+        let third = Launch(
+            journal: journal.reopened(), state: try persisted.state(), marks: try persisted.durableMarks())
+        let report = try await third.resume()
+        #expect(report.resumed.first?.inDoubt == [], "decided before: no longer in doubt")
+        #expect(Set(report.resumed.first?.endedBefore ?? []) == ["upload", "show", "post"])
+        #expect(third.calls.names.isEmpty)
+        #expect(third.store.state.error == DurableRunError.inDoubt(node: "post", key: postKey).description)
+        #expect(third.store.state.postID == nil)
+    }
+
+    @Test("an ask answered 'fail' is journaled as the attempt's end: the launch after does not ask again")
+    func askAnsweredFailIsJournaled() async throws {
+        let asked = LockedValue(0)
+        let check: InDoubtPolicy<Int> = .ask { _ in
+            asked.withLock { $0 += 1 }
+            return .fail
+        }
+        let (journal, state, marks, _) = try await killed(at: .attemptStarted(node: "post"), post: check)
+        journal.stop(at: .attemptEnded(node: "post"))
+        let second = Launch(journal: journal, state: state, marks: marks, post: check)
+        let persisted = second.store.persisting(untilStopOf: journal)
+        _ = try await second.resume()
+        #expect(asked.withLock { $0 } == 1)
+        #expect(journal.hasStopped, "the answer was journaled")
+
+        let third = Launch(
+            journal: journal.reopened(), state: try persisted.state(), marks: try persisted.durableMarks(),
+            post: check)
+        let report = try await third.resume()
+        #expect(asked.withLock { $0 } == 1, "not asked again")
+        #expect(report.resumed.first?.endedBefore.contains("post") == true)
+        #expect(third.calls.names.isEmpty)
+        #expect(third.store.state.error == DurableRunError.inDoubt(node: "post", key: postKey).description)
+    }
+
     @Test("a failed attempt counts towards the retry policy across a relaunch; attempt numbers continue")
     func failedAttemptsCountAcrossTheRelaunch() async throws {
         let journal = InMemoryRunJournal()
@@ -318,6 +363,37 @@ struct DurableResumeTests {
         let second = Launch(journal: journal.reopened())
         let report = try await second.resume()
         #expect(report.resumed.isEmpty && report.notResumed.isEmpty)
+    }
+
+    @Test("start refuses a run id the journal holds unfinished and this launch has not resumed; nothing is appended")
+    func startRefusesAnUnresumedRun() async throws {
+        let (journal, state, marks, _) = try await killed(at: .attemptEnded(node: "upload"))
+        let before = journal.runs
+
+        let second = Launch(journal: journal, state: state, marks: marks)
+        await #expect(throws: DurableRunError.runNotResumed("post-42")) {
+            try await second.publish()
+        }
+        #expect(journal.runs == before, "no second start appended to the run")
+        #expect(second.calls.names.isEmpty)
+        #expect(DurableRunError.runNotResumed("post-42").description.contains("resumeUnfinished()"))
+
+        let report = try await second.resume()
+        #expect(report.resumed.map(\.runID) == ["post-42"])
+        #expect(second.store.state.timesApplied == 1)
+        #expect(journal.runs.isEmpty)
+    }
+
+    @Test("a run id whose unfinished run the app removed from the journal can be started again")
+    func startAcceptsARunRemovedFromTheJournal() async throws {
+        let (journal, _, _, _) = try await killed(at: .attemptEnded(node: "upload"))
+        let second = Launch(journal: journal)
+        await #expect(throws: DurableRunError.runNotResumed("post-42")) { try await second.publish() }
+
+        try journal.removeRun("post-42")
+        try await second.publish()
+        #expect(second.calls.names == ["upload", "post"])
+        #expect(second.store.state.timesApplied == 1)
     }
 
     @Test("the journal's limit on pending runs refuses a new run with a clear error; nothing of it runs")

@@ -12,6 +12,11 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
     case notDurable(node: String)
     /// A run with this id is in flight in this process; run ids are unique among unfinished runs.
     case runAlreadyActive(String)
+    /// The journal holds an unfinished run with this id that this launch has not resumed: starting
+    /// it again would append a second start to that run. Call ``DurableRuns/resumeUnfinished()``
+    /// first; a run it did not resume (see ``DurableResumeReport/notResumed``) is started again only
+    /// once the app has removed it from the journal (``RunJournal/removeRun(_:)``).
+    case runNotResumed(String)
     /// The parameters of the graph `graph` could not be encoded or decoded back.
     case parametersNotEncodable(graph: String, reason: String)
     /// The response of the node `node` could not be encoded: the node fails, and the journal says
@@ -50,6 +55,8 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
             "the async node \"\(node)\" of a durable graph is not declared durable with setDurable(_:inDoubt:), or is a join"
         case .runAlreadyActive(let runID):
             "a durable run \"\(runID)\" is already in flight"
+        case .runNotResumed(let runID):
+            "the journal holds an unfinished durable run \"\(runID)\" that this launch has not resumed; call resumeUnfinished() first (a run it does not resume starts again only once removed from the journal)"
         case .parametersNotEncodable(let graph, let reason):
             "the parameters of the durable graph \"\(graph)\" could not be encoded and decoded back: \(reason)"
         case .responseNotEncodable(let node, let reason):

@@ -17,8 +17,9 @@ extension DurableRuns {
     ///   ``InDoubtPolicy`` decides: ``InDoubtPolicy/rerunWithSameKey`` calls it again as the next
     ///   attempt with the same key; ``InDoubtPolicy/failInDoubt`` ends it failed with
     ///   ``DurableRunError/inDoubt(node:key:)`` without calling it, and its fallback tells the user;
-    ///   ``InDoubtPolicy/ask(_:)`` calls the app's check with the key first (an answer with a
-    ///   response is journaled as the attempt's end, so it is not asked again);
+    ///   ``InDoubtPolicy/ask(_:)`` calls the app's check with the key first. The decision is
+    ///   journaled as the attempt's end (a response the check found, or the in-doubt failure), so a
+    ///   later relaunch replays it and neither decides again nor asks the check again;
     /// - everything else runs as usual; failed attempts count towards the node's retry policy and
     ///   attempt numbers continue.
     ///
@@ -38,6 +39,8 @@ extension DurableRuns {
         }
         report.failures = contents.failures
         report.diagnostics = contents.diagnostics
+        let held = Set(contents.runs.map(\.runID))
+        unresumed.withLock { $0 = $0 ?? held }
         var kept = Set<RunInstance>()
         for journalRun in contents.runs {
             if case .runStarted(_, _, _, _, _, let instance) = journalRun.records.first {
@@ -74,6 +77,7 @@ extension DurableRuns {
             throw .graphChanged(graph: name, journaled: fingerprint, current: layout.fingerprint)
         }
         guard active.withLock({ $0.insert(runID).inserted }) else { throw .runAlreadyActive(runID) }
+        unresumed.withLock { _ = $0?.remove(runID) }
         let history = NodeHistory.read(journalRun.records, labels: layout.labels)
         var resumed = DurableRunJournal.Resumed()
         var endedBefore: [String] = []
@@ -111,7 +115,11 @@ extension DurableRuns {
                 guard let last = attempts.lastStarted else { continue }  // never started: runs as usual
                 resumed.nextAttempt[node] = last.attempt + 1
                 resumed.failedAttempts[node] = attempts.failures
+                let decidedInDoubt = DurableRunError.inDoubt(node: label, key: last.key)
                 switch attempts.ends[last.attempt] {
+                case .failed(let description)? where description == decidedInDoubt.description:
+                    // A launch before this one settled it in doubt (and journaled that): not decided again.
+                    failed(node, decidedInDoubt)
                 case .failed(let description)? where !NodeHistory.wasInterrupted(description):
                     let allowed = graph.settings[node]?.retry?.maxAttempts ?? 1
                     if attempts.failures >= allowed {
@@ -154,7 +162,7 @@ extension DurableRuns {
         case .rerunWithSameKey:
             return .runAgain
         case .failInDoubt:
-            return .ended(.failure(DurableRunError.inDoubt(node: label, key: key)))
+            return await failedInDoubt(label: label, attempt: attempt, key: key, runID: runID)
         case .ask(let check):
             let answer: InDoubtAnswer<ResponseSlot>
             do {
@@ -166,7 +174,7 @@ extension DurableRuns {
             case .runAgain:
                 return .runAgain
             case .fail:
-                return .ended(.failure(DurableRunError.inDoubt(node: label, key: key)))
+                return await failedInDoubt(label: label, attempt: attempt, key: key, runID: runID)
             case .succeeded(let response):
                 // Journaled as the attempt's end, so that a later relaunch does not ask again.
                 do {
@@ -181,6 +189,20 @@ extension DurableRuns {
                 return .ended(.success(response))
             }
         }
+    }
+
+    /// Ends the in-doubt attempt `attempt` of `label` failed in doubt, and journals that decision as
+    /// the attempt's end (the error's description), so that a later relaunch replays the failure
+    /// instead of deciding again (or asking the app's check again).
+    private func failedInDoubt(label: String, attempt: Int, key: IdempotencyKey, runID: String) async -> Settled {
+        let error = DurableRunError.inDoubt(node: label, key: key)
+        do {
+            try await writer.append(
+                .attemptEnded(node: label, attempt: attempt, end: .failed(description: error.description)), to: runID)
+        } catch {
+            return .ended(.failure(DurableRunError.journalFailed(node: label, error)))
+        }
+        return .ended(.failure(error))
     }
 }
 

@@ -35,6 +35,9 @@ public final class DurableRuns<State: Sendable>: Sendable {
     let writer: JournalWriter
     private let builders = LockedValue<[String: Build]>([:])
     let active = LockedValue<Set<String>>([])
+    /// The ids of the unfinished runs the journal held when this launch first read it, less those
+    /// this launch resumed; `nil` until the first read (by `start` or `resumeUnfinished`).
+    let unresumed = LockedValue<Set<String>?>(nil)
 
     /// Durable runs of `store`, journaled in `journal` (a ``FileRunJournal``, or the app's own).
     public init(store: Store<State>, journal: any RunJournal) {
@@ -70,8 +73,11 @@ public final class DurableRuns<State: Sendable>: Sendable {
     ///   - parameters: what the graph is built from; journaled as JSON.
     /// - Returns: the run, started.
     /// - Throws: ``DurableRunError``: an unknown name, parameters that do not encode, a graph with
-    ///   a missing or duplicate label or an undeclared async node, a run id already in flight, or
-    ///   a journal that could not record the start (then nothing ran).
+    ///   a missing or duplicate label or an undeclared async node, a run id already in flight, a
+    ///   run id the journal holds unfinished that this launch has not resumed
+    ///   (``DurableRunError/runNotResumed(_:)``: call ``resumeUnfinished()`` first), or a journal
+    ///   that could not be read or record the start (then nothing ran). The first call reads the
+    ///   journal once, unless ``resumeUnfinished()`` already did.
     public func start<Parameters: Codable & Sendable>(
         _ name: String, runID: String, parameters: Parameters
     ) async throws(DurableRunError) -> GraphRun<State> {
@@ -86,6 +92,7 @@ public final class DurableRuns<State: Sendable>: Sendable {
             throw .parametersNotEncodable(graph: name, reason: "\(error)")
         }
         let layout = try DurableLayout(graph)
+        try await refuseUnresumed(runID)
         guard active.withLock({ $0.insert(runID).inserted }) else { throw .runAlreadyActive(runID) }
         // Drawn, not derived: it only tells this run's marks from an earlier run's with the same id.
         let instance = UInt64.random(in: 1...UInt64.max)
@@ -100,6 +107,26 @@ public final class DurableRuns<State: Sendable>: Sendable {
             throw .journalFailed(node: nil, error)
         }
         return startJournaled(graph, runID: runID, instance: instance, layout: layout)
+    }
+
+    /// Throws ``DurableRunError/runNotResumed(_:)`` if the journal holds `runID` unfinished and
+    /// this launch has not resumed it. The journal is read once a launch (before this launch's
+    /// first record), and again only to confirm a refusal: the app may have removed the run since.
+    private func refuseUnresumed(_ runID: String) async throws(DurableRunError) {
+        do throws(JournalError) {
+            if unresumed.withLock({ $0 }) == nil {
+                let held = Set(try await writer.load().runs.map(\.runID))
+                unresumed.withLock { $0 = $0 ?? held }
+            }
+            guard unresumed.withLock({ $0?.contains(runID) == true }) else { return }
+            guard try await writer.load().runs.contains(where: { $0.runID == runID }) else {
+                unresumed.withLock { _ = $0?.remove(runID) }
+                return
+            }
+        } catch {
+            throw .journalFailed(node: nil, error)
+        }
+        throw .runNotResumed(runID)
     }
 
     /// Starts `graph` as the durable run `runID`, whose start is on disk; `resumed` is what it takes

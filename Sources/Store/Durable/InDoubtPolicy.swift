@@ -7,10 +7,14 @@ public enum InDoubtPolicy<Response: Sendable>: Sendable {
     /// by that key, or that is harmless to repeat. At least once, never with a new key.
     case rerunWithSameKey
     /// Never calls the node again: it ends `.failed` with an in-doubt error, so that its fallback
-    /// can tell the user. At most once.
+    /// can tell the user. At most once. The decision is journaled: a later relaunch replays the
+    /// same failure.
     case failInDoubt
     /// Asks the app first, with the attempt's key (for example "does the post with this key
-    /// exist?"); the answer decides. A check that throws ends the node `.failed` with its error.
+    /// exist?"); the answer decides, and is journaled (``InDoubtAnswer/succeeded(_:)`` as the
+    /// response, ``InDoubtAnswer/fail`` as the in-doubt failure), so the check is asked once. A
+    /// check that throws ends the node `.failed` with its error, and is asked again on a later
+    /// relaunch.
     case ask(@Sendable (IdempotencyKey) async throws -> InDoubtAnswer<Response>)
 }
 
