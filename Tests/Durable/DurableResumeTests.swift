@@ -396,6 +396,42 @@ struct DurableResumeTests {
         #expect(second.store.state.timesApplied == 1)
     }
 
+    @Test("with durable persistence, a cancelled run leaves the journal once a saved state holds what it applied")
+    func cancelledRunWaitsForTheSave() async throws {
+        try await withJournalFolderAsync { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let url = folder.appendingPathComponent("state.json")
+            let journal = InMemoryRunJournal()
+            let first = Launch(journal: journal)
+            let persistence = StatePersistence(durableStore: first.store.store, url: url, debounce: .seconds(3600))
+            let held = first.store.hold(CreatePost.self)
+            try await withDeadline(10, "a cancelled durable run") {
+                let run = try await first.durable.start("publish", runID: "post-42", parameters: Draft(photo: "p.jpg"))
+                _ = try await held.nextCall()
+                for await state in first.store.store.states() where state.timesShown == 1 { break }
+                run.cancel()
+                await run.wait()
+                await first.durable.flush()
+            }
+            #expect(first.store.state.timesShown == 1)
+            #expect(journal.runs.map(\.runID) == ["post-42"], "killed now, the saved state lacks the show")
+
+            // Killed before the save: the next launch restores the state saved before the run.
+            let reopened = journal.reopened()
+            let second = Launch(journal: reopened)
+            let report = try await second.resume()
+            #expect(report.resumed.map(\.runID) == ["post-42"])
+            #expect(second.calls.names.isEmpty, "nothing of a cancelled run is called again")
+            #expect(second.store.state == PhotoState(uploadedURL: "https://cdn/p.jpg", timesShown: 1))
+            #expect(reopened.runs.isEmpty, "and then it leaves the journal")
+
+            // Not killed: the save lets the cancelled run leave the journal.
+            try persistence.flush()
+            await first.durable.flush()
+            #expect(journal.runs.isEmpty)
+        }
+    }
+
     @Test("the journal's limit on pending runs refuses a new run with a clear error; nothing of it runs")
     func pendingRunLimit() async throws {
         try await withJournalFolderAsync { folder in

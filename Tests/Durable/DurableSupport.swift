@@ -49,6 +49,7 @@ let everyKindOfRecord: [JournalRecord] = [
     .attemptEnded(node: "upload", attempt: 2, end: .response(Data("https://cdn/p.jpg".utf8))),
     .attemptEnded(node: "token", attempt: Int.max, end: .responseNotJournaled),
     .syncApplied(node: "showPost", commitCount: UInt64.max),
+    .runCancelled,
     .runFinished,
 ]
 

@@ -25,6 +25,8 @@ final class DurableRunJournal: Sendable {
         var nextAttempt: [Int: Int] = [:]
         /// Per async node, the attempts that failed before: they count towards its retry policy.
         var failedAttempts: [Int: Int] = [:]
+        /// The app cancelled the run in an earlier launch (its cancel is journaled already).
+        var wasCancelled = false
     }
 
     private struct Flags {
@@ -32,7 +34,7 @@ final class DurableRunJournal: Sendable {
         var appendFailed = false
         /// The store was released: the run did not finish, it stopped; a relaunch resumes it.
         var storeReleased = false
-        /// The run was cancelled: its end is recorded at once, so a relaunch never resumes it.
+        /// The run was cancelled: the cancel is recorded at once, so a relaunch runs nothing more.
         var cancelled = false
         var ended = false
         /// The run's end is in the journal (set on the journal's queue): a record of a node that
@@ -51,6 +53,7 @@ final class DurableRunJournal: Sendable {
         self.writer = writer
         self.marks = marks
         self.onEnd = onEnd
+        if resumed.wasCancelled { state.withLock { $0.cancelled = true } }
     }
 
     var endedBefore: [RunStateMachine.EndedBefore] { resumed.endedBefore }
@@ -162,9 +165,11 @@ final class DurableRunJournal: Sendable {
         state.withLock { $0.storeReleased = true }
     }
 
-    /// The run was cancelled by the app: its end is recorded now (queued behind the records before
-    /// it), so that a relaunch never resumes a run the app cancelled, even if the process dies
-    /// before the run's last node ends. Its cancel action is therefore sent at most once.
+    /// The run was cancelled by the app: the cancel is recorded now (queued behind the records
+    /// before it), so that a relaunch runs nothing more of a run the app cancelled, even if the
+    /// process dies before the run's last node ends; it only applies again the sync nodes the run
+    /// applied that its restored state lacks. Its cancel action is therefore sent at most once.
+    /// The run's end waits for a saved state, as a finished run's does (see ``finished()``).
     func cancelled() {
         let first = state.withLock { flags in
             defer { flags.cancelled = true }
@@ -172,9 +177,8 @@ final class DurableRunJournal: Sendable {
         }
         guard first else { return }
         let runID = self.runID
-        writer.enqueue("the cancellation of run \"\(runID)\"") { [state] journal throws(JournalError) in
-            try journal.append(.runFinished, to: runID)
-            state.withLock { $0.closed = true }
+        writer.enqueue("the cancellation of run \"\(runID)\"") { journal throws(JournalError) in
+            try journal.append(.runCancelled, to: runID)
         }
     }
 
@@ -195,7 +199,7 @@ final class DurableRunJournal: Sendable {
             writer.enqueue("the end of run \"\(runID)\"") { journal throws(JournalError) in
                 let keep = state.withLock { $0.appendFailed || $0.storeReleased }
                 guard !keep || cancelled else { return }
-                if !cancelled { try journal.append(.runFinished, to: runID) }
+                try journal.append(.runFinished, to: runID)
                 state.withLock { $0.closed = true }
                 try journal.removeRun(runID)
                 marks.remove(runID: runID, instance: instance)

@@ -21,7 +21,10 @@ extension DurableRuns {
     ///   journaled as the attempt's end (a response the check found, or the in-doubt failure), so a
     ///   later relaunch replays it and neither decides again nor asks the check again;
     /// - everything else runs as usual; failed attempts count towards the node's retry policy and
-    ///   attempt numbers continue.
+    ///   attempt numbers continue;
+    /// - a run the app cancelled whose end was not recorded yet (it waits for a saved state to hold
+    ///   its sync work) runs nothing more: only the sync nodes it applied that the restored state
+    ///   lacks are applied, once, and every other node ends `.cancelled`.
     ///
     /// A run whose builder is missing, whose parameters no longer decode, or whose graph changed
     /// shape is not resumed and stays in the journal untouched: the report gives its records and a
@@ -90,6 +93,54 @@ extension DurableRuns {
             resumed.endedBefore.append(
                 .init(node: node, result: .failure(error), sendsFallback: !marks.contains(fallbackMark(node))))
             endedBefore.append(layout.labels[node])
+        }
+        if journalRun.records.contains(.runCancelled) {
+            // Cancelled by the app: nothing more of it runs. Only the sync nodes it applied before the
+            // end that the restored state lacks are applied again, once (with their inputs replayed).
+            let applied = Set(
+                journalRun.records.compactMap { record -> String? in
+                    if case .syncApplied(let node, _) = record { node } else { nil }
+                })
+            var done = Set<Int>()
+            for node in 0..<graph.count {
+                let label = layout.labels[node]
+                let inputsDone = graph.storage.prerequisites(of: node).allSatisfy(done.contains)
+                switch graph.storage.bodies[node] {
+                case .action, .makeAction:
+                    if marks.contains(
+                        DurableMarks.Mark(runID: runID, instance: instance, node: label, isFallback: false))
+                    {
+                        resumed.endedBefore.append(.init(node: node, result: .success(nil)))
+                        endedBefore.append(label)
+                        done.insert(node)
+                        continue
+                    }
+                    if applied.contains(label) && inputsDone {
+                        done.insert(node)  // released by the run: applied again, once
+                        continue
+                    }
+                case .async:
+                    if let codec = graph.settings[node]?.durable, let response = history[node].response,
+                        let value = try? codec.decode(response)
+                    {
+                        resumed.endedBefore.append(.init(node: node, result: .success(value)))
+                        endedBefore.append(label)
+                        done.insert(node)
+                        continue
+                    }
+                case .delay:
+                    // No side effect: what waited on it counts it done, as it was before the cancel.
+                    resumed.endedBefore.append(.init(node: node, result: .success(nil)))
+                    done.insert(node)
+                    continue
+                case .join:
+                    break
+                }
+                resumed.endedBefore.append(.init(node: node, result: .failure(CancellationError()), isCancelled: true))
+            }
+            resumed.wasCancelled = true
+            let run = startJournaled(graph, runID: runID, instance: instance, layout: layout, resumed: resumed)
+            return .init(runID: runID, graph: name, run: run, endedBefore: endedBefore, inDoubt: [])
         }
         for node in 0..<graph.count {
             let label = layout.labels[node]
@@ -242,7 +293,7 @@ struct NodeHistory {
                 case .failed(let description) where !isCancellation(description): history.nodes[node].failures += 1
                 case .failed, .responseNotJournaled: break
                 }
-            case .runStarted, .syncApplied, .runFinished:
+            case .runStarted, .syncApplied, .runCancelled, .runFinished:
                 continue
             }
         }

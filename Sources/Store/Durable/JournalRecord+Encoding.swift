@@ -3,7 +3,7 @@ import Foundation
 /// The binary form of one record, the payload of a journal frame (see ``JournalRecord/encoded()``).
 ///
 /// Version 1, big-endian throughout: one kind byte (1 run started, 2 attempt started, 3 attempt
-/// ended, 4 sync applied, 5 run finished), then the case's fields in declaration order (a run's
+/// ended, 4 sync applied, 5 run finished, 6 run cancelled), then the case's fields in declaration order (a run's
 /// format version comes before its instance, so a newer format is recognised before anything it
 /// may have changed). A string or `Data` is a 32-bit byte count and its bytes (strings as UTF-8);
 /// an `Int` is a signed 64-bit and a `UInt64` an unsigned 64-bit integer; an attempt's end is a
@@ -68,6 +68,8 @@ extension JournalRecord {
             writer.uint64(commitCount)
         case .runFinished:
             writer.byte(5)
+        case .runCancelled:
+            writer.byte(6)
         }
         guard writer.output.count <= Self.maximumEncodedSize else {
             throw .encodingFailed(
@@ -120,6 +122,8 @@ extension JournalRecord {
             record = .syncApplied(node: node, commitCount: try reader.uint64())
         case 5:
             record = .runFinished
+        case 6:
+            record = .runCancelled
         default:
             throw reader.corrupt(at: 0, "unknown record kind \(kind)")
         }

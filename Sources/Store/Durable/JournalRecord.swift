@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A run's journal starts with ``runStarted(runID:graph:parameters:fingerprint:formatVersion:instance:)``,
 /// then holds, per node, the start and end of each attempt or the application of a sync node, and
-/// ends with ``runFinished``. Resume reads it back: a node whose attempt ended is not called again,
+/// ends with ``runFinished`` (after ``runCancelled`` if the app cancelled it). Resume reads it back: a node whose attempt ended is not called again,
 /// an attempt that started but never ended is in doubt.
 ///
 /// Counts are `Int` (attempt numbers) and `UInt64` (the store's commit count); the journal stores
@@ -31,6 +31,12 @@ public enum JournalRecord: Sendable, Hashable {
     /// The sync node `node` was applied to the store's state as its commit number `commitCount`:
     /// resume compares it with the persisted state's count to know whether that state holds it.
     case syncApplied(node: String, commitCount: UInt64)
+
+    /// The app cancelled the run: recorded at once, so that a relaunch never runs anything more of
+    /// it. Until ``runFinished`` follows (once a saved state holds the sync work the run applied),
+    /// a relaunch only applies, once, the sync nodes recorded by ``syncApplied(node:commitCount:)``
+    /// that its restored state lacks.
+    case runCancelled
 
     /// Every node of the run reached its outcome; the run can be removed from the journal.
     case runFinished

@@ -362,6 +362,9 @@ struct RunStateMachine {
         /// Whether its fallback is still to be applied (it failed, and the fallback was not applied
         /// in the state this launch starts from).
         var sendsFallback = true
+        /// It was cancelled before this launch (its run was cancelled): it ends `.cancelled`, and
+        /// its dependents are not released through it (each is replayed too, or never ready).
+        var isCancelled = false
     }
 
     /// Makes `ended.node` terminal without starting it, and counts it for its dependents without
@@ -370,6 +373,10 @@ struct RunStateMachine {
         let node = ended.node
         guard nodes[node].status == .waiting else { return }
         nodes[node].start = now
+        if ended.isCancelled {
+            markTerminal(node, .cancelled, now: now, &effects)
+            return
+        }
         switch ended.result {
         case .success(let response):
             if let response {
