@@ -9,8 +9,8 @@ let usage = """
     options:
       --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI;
                        it still measures every row of the targets
-      --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory
-                       (default: all)
+      --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory,
+                       durable (default: all)
       --json PATH      also write every figure as JSON to PATH
       --inspector-page [DIR]
                        records 10,000 steps over a ~1 MB state, writes the inspector page to DIR
@@ -44,6 +44,10 @@ let usage = """
       guards       10k to 1M-node graphs: cost per node must stay flat; dispatch into a 1M-item state
                    against a 10-item one, with no subscriber and with a `select`: must not grow
       memory       peak memory per node of large graphs, each in a fresh child process
+      durable      a chain of 10 durable async nodes and a sync node against the same chain plain:
+                   with a FileRunJournal in a temporary folder (each record waits for its fsync) and
+                   with a journal in memory; the time and allocations a durable node adds, and the
+                   journal bytes it writes
     """
 
 /// Runs what the arguments ask for and returns the exit status.
@@ -59,7 +63,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     }
     var quick = false
     var jsonPath: String?
-    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory"]
+    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable"]
     var groups = Set(allGroups)
     var index = 0
     while index < arguments.count {
@@ -116,6 +120,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         await benchLargeState(report, budget: budget)
     }
     if groups.contains("memory") { benchMemory(report, quick: quick) }
+    if groups.contains("durable") { await benchDurable(report, budget: budget, quick: quick) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9
