@@ -70,7 +70,8 @@ private struct Launch {
     init(
         journal: any RunJournal, state: PhotoState = PhotoState(), marks: DurableMarks = DurableMarks(),
         upload: InDoubtPolicy<String> = .rerunWithSameKey, post: InDoubtPolicy<Int> = .failInDoubt,
-        changedGraph: Bool = false, registers: Bool = true, uploadRetries: Int = 0, uploadFailures: Int = 0
+        changedGraph: Bool = false, registers: Bool = true, uploadRetries: Int = 0, uploadFailures: Int = 0,
+        uploadCodec: DurableCodec<String>? = nil
     ) {
         store = TestStore(
             initialState: state, reducer: photoReducer, dependencies: Dependencies(), exhaustivity: .off,
@@ -91,7 +92,11 @@ private struct Launch {
             var graph = ActionGraph<PhotoState>()
             let uploaded = graph.run(UploadPhoto(photo: draft.photo))
             graph.setLabel("upload", for: uploaded)
-            graph.setDurable(uploaded, inDoubt: upload)
+            if let uploadCodec {
+                graph.setDurable(uploaded, inDoubt: upload, codec: uploadCodec)
+            } else {
+                graph.setDurable(uploaded, inDoubt: upload)
+            }
             graph.setRetry(.retry(uploadRetries), for: uploaded)
             graph.setLabel("show", for: graph.send(after: uploaded) { url in ShowUploaded(url: url) })
             let posted = graph.run(after: uploaded) { url in CreatePost(url: url) }
@@ -128,11 +133,11 @@ private struct Launch {
 /// next launch restores.
 private func killed(
     at point: JournalStopPoint, upload: InDoubtPolicy<String> = .rerunWithSameKey,
-    post: InDoubtPolicy<Int> = .failInDoubt
+    post: InDoubtPolicy<Int> = .failInDoubt, uploadCodec: DurableCodec<String>? = nil
 ) async throws -> (journal: InMemoryRunJournal, state: PhotoState, marks: DurableMarks, first: Launch) {
     let journal = InMemoryRunJournal()
     journal.stop(at: point)
-    let first = Launch(journal: journal, upload: upload, post: post)
+    let first = Launch(journal: journal, upload: upload, post: post, uploadCodec: uploadCodec)
     let persisted = first.store.persisting(untilStopOf: journal)
     try await first.publish()
     #expect(journal.hasStopped, "the first launch reached \(point)")
@@ -286,6 +291,56 @@ struct DurableResumeTests {
         #expect(report.resumed.first?.endedBefore.contains("post") == true)
         #expect(third.calls.names.isEmpty)
         #expect(third.store.state.error == DurableRunError.inDoubt(node: "post", key: postKey).description)
+    }
+
+    @Test("a response kept out of the journal: the end says so, no byte of it is journaled, and resume calls it again")
+    func notJournaledResponseRunsAgain() async throws {
+        let (journal, state, marks, first) = try await killed(
+            at: .attemptEnded(node: "upload"), uploadCodec: .notJournaled)
+        #expect(first.calls.names == ["upload"])
+        let records = try #require(journal.runs.first?.records)
+        #expect(records.last == .attemptEnded(node: "upload", attempt: 1, end: .responseNotJournaled))
+        let journaled = try records.map { try $0.encoded() }.reduce(Data(), +)
+        #expect(journaled.range(of: Data("https://cdn/p.jpg".utf8)) == nil, "the response never reached the journal")
+
+        let second = Launch(journal: journal, state: state, marks: marks, uploadCodec: .notJournaled)
+        let report = try await second.resume()
+        #expect(report.resumed.first?.endedBefore == [])
+        #expect(second.calls.keys == [uploadKey, postKey], "called again, with the same key")
+        #expect(
+            second.store.state
+                == PhotoState(uploadedURL: "https://cdn/p.jpg", timesShown: 1, postID: 7, timesApplied: 1))
+    }
+
+    @Test("a node with its own codec: the journal holds what it encoded, and resume decodes it back")
+    func customCodecEncodesTheResponse() async throws {
+        // A stand-in for encryption: the bytes reversed, behind a tag.
+        let sealed = DurableCodec<String>(
+            encode: { Data("sealed:".utf8) + Data(Data($0.utf8).reversed()) },
+            decode: { data in
+                guard data.starts(with: Data("sealed:".utf8)) else { throw Offline() }
+                return String(decoding: data.dropFirst(7).reversed(), as: UTF8.self)
+            })
+        let (journal, state, marks, _) = try await killed(at: .attemptEnded(node: "upload"), uploadCodec: sealed)
+        let expected = Data("sealed:".utf8) + Data(Data("https://cdn/p.jpg".utf8).reversed())
+        #expect(
+            journal.runs.first?.records.last == .attemptEnded(node: "upload", attempt: 1, end: .response(expected)))
+
+        let second = Launch(journal: journal, state: state, marks: marks, uploadCodec: sealed)
+        let report = try await second.resume()
+        #expect(report.resumed.first?.endedBefore == ["upload"])
+        #expect(second.calls.names == ["post"], "decoded by the node's codec, not called again")
+        #expect(second.store.state.uploadedURL == "https://cdn/p.jpg")
+    }
+
+    @Test("a codec that cannot encode fails the node: the journal records that the call happened")
+    func customCodecThatThrowsFailsTheNode() async throws {
+        let broken = DurableCodec<String>(encode: { _ in throw Offline() }, decode: { _ in "" })
+        let journal = InMemoryRunJournal()
+        let launch = Launch(journal: journal, uploadCodec: broken)
+        try await launch.publish()
+        #expect(launch.calls.names == ["upload"])
+        #expect(launch.store.state == PhotoState())
     }
 
     @Test("a failed attempt counts towards the retry policy across a relaunch; attempt numbers continue")

@@ -120,7 +120,7 @@ final class DurableRunJournal: Sendable {
             do {
                 let response = try await operation()
                 do {
-                    end = .response(try codec.encode(response))
+                    end = try codec.encode(response).map { .response($0) } ?? .responseNotJournaled
                     result = .success(response)
                 } catch {
                     end = .failed(description: "its response could not be encoded: \(error)")

@@ -229,9 +229,10 @@ extension DurableRuns {
             case .succeeded(let response):
                 // Journaled as the attempt's end, so that a later relaunch does not ask again.
                 do {
-                    let encoded = try codec.encode(response)
-                    try await writer.append(
-                        .attemptEnded(node: label, attempt: attempt, end: .response(encoded)), to: runID)
+                    // A response kept out of the journal: a later relaunch calls the node again.
+                    let end: JournalRecord.AttemptEnd =
+                        try codec.encode(response).map { .response($0) } ?? .responseNotJournaled
+                    try await writer.append(.attemptEnded(node: label, attempt: attempt, end: end), to: runID)
                 } catch let error as JournalError {
                     return .ended(.failure(DurableRunError.journalFailed(node: label, error)))
                 } catch {
