@@ -56,4 +56,21 @@ struct DurableReplayMachineTests {
         #expect(!quiet.schedule, "its fallback is already in the state")
         #expect(quiet.finished)
     }
+
+    @Test("a cancelled run replays its other nodes cancelled: only the sync node to apply again is released")
+    func cancelledRunReleasesOnlyWhatItApplied() {
+        var machine = Self.chain(fallbacks: [2])
+        let effects = machine.start(
+            now: .zero,
+            endedBefore: [
+                Ended(node: 0, result: .success("url")),
+                Ended(node: 2, result: .failure(CancellationError()), isCancelled: true),
+            ])
+        #expect(effects.startAsync.isEmpty, "notify was cancelled: never started, no fallback")
+        #expect(machine.status(of: 2) == .cancelled)
+        #expect(machine.takeSyncItem(now: .zero) == .node(1), "show, applied before the cancel, again")
+        let (done, _) = machine.syncItemApplied(.node(1), now: .zero, queuedWork: false)
+        #expect(done.startAsync.isEmpty, "notify after show stays cancelled")
+        #expect(done.finished)
+    }
 }
