@@ -312,6 +312,23 @@ struct DurableResumeTests {
                 == PhotoState(uploadedURL: "https://cdn/p.jpg", timesShown: 1, postID: 7, timesApplied: 1))
     }
 
+    @Test("an ask answered with a response kept out of the journal: journaled without it, called again after")
+    func askAnswerOfANotJournaledNode() async throws {
+        let check: InDoubtPolicy<String> = .ask { _ in .succeeded("https://cdn/found.jpg") }
+        let (journal, state, marks, _) = try await killed(
+            at: .attemptStarted(node: "upload"), upload: check, uploadCodec: .notJournaled)
+        journal.stop(at: .attemptEnded(node: "upload"))
+        let second = Launch(journal: journal, state: state, marks: marks, upload: check, uploadCodec: .notJournaled)
+        _ = try await second.resume()
+        #expect(
+            journal.runs.first?.records.last == .attemptEnded(node: "upload", attempt: 1, end: .responseNotJournaled))
+        #expect(second.calls.names.isEmpty, "the check's answer stood in for the call")
+
+        let third = Launch(journal: journal.reopened(), upload: check, uploadCodec: .notJournaled)
+        _ = try await third.resume()
+        #expect(third.calls.keys == [uploadKey, postKey], "no response to replay: called again, same key")
+    }
+
     @Test("a node with its own codec: the journal holds what it encoded, and resume decodes it back")
     func customCodecEncodesTheResponse() async throws {
         // A stand-in for encryption: the bytes reversed, behind a tag.
