@@ -13,7 +13,9 @@
 /// the lock and performs what the machine returned (start async nodes on tasks, put the run in the
 /// store's pipeline, resume waiters). No user code (reducer, middleware, subscriber, `make` or
 /// fallback closure, async action) runs while the run's lock is held. Every sync node and fallback
-/// reaches the state through the store's one pipeline: middleware, reducer, subscribers.
+/// reaches the state through the store's one pipeline: middleware, reducer, subscribers. When an
+/// async node's end releases async nodes, its task runs one of them next instead of a new task (a
+/// chain of calls costs one task); ``cancel()`` reaches whichever node a task runs.
 public final class GraphRun<State: Sendable>: Sendable {
     typealias Machine = RunStateMachine
 
