@@ -95,6 +95,42 @@ extension GraphStories {
                 #expect(end <= start, "node #\(after.index) started before node #\(before.index) ended")
             }
         }
+
+        @Test("a node run on the reused task sees the task-local values bound around the dispatch, as a new task would")
+        func chainedNodesSeeTheDispatchersTaskLocals() async throws {
+            let probe = Probe()
+            let store = makeStore(probe: probe)
+            let firstGate = Latch()
+            var graph = Graph()
+            let first = graph.run(ReadRequestID(name: "A", probe: probe, gate: firstGate))
+            let second = graph.run(ReadRequestID(name: "B", probe: probe, gate: nil), after: first)
+            graph.run(ReadRequestID(name: "C", probe: probe, gate: nil), after: second)
+            let run = RequestContext.$id.withValue("r-42") { store.dispatch(graph) }
+            try await withDeadline(10, "A to start") { await probe.waitFor("A sees r-42") }
+            firstGate.open()
+            _ = try await withDeadline(10, "the run") { await run.wait() }
+
+            #expect(probe.log == ["A sees r-42", "B sees r-42", "C sees r-42"])
+        }
+    }
+
+    /// A task-local value an app binds around a dispatch (a request id, a logger).
+    enum RequestContext {
+        @TaskLocal static var id = "none"
+    }
+
+    /// An async node that records the request id its call sees.
+    struct ReadRequestID: AsyncAction {
+        typealias State = AppState
+        let name: String
+        let probe: Probe
+        let gate: Latch?
+
+        func run(_ context: ActionContext<AppState>) async throws -> Int {
+            probe.record("\(name) sees \(RequestContext.id)")
+            if let gate { await gate.wait() }
+            return 1
+        }
     }
 
     /// An async node that records, on the probe, `start`, `cancelled` (seen through its task's
