@@ -36,6 +36,42 @@ struct TestStoreVirtualTimeTests {
         try await store.finish()
     }
 
+    @Test(
+        "A chain on one task: the chained feed's timeout, back-off and retry run on virtual time; the store is quiet only at the end"
+    )
+    func chainedNodeWithTimeoutAndRetry() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        // Log in is held, so its task is registered before it ends: its end hands the profile on to
+        // that task, and the profile's end hands the feed on to it in turn.
+        let logIn = store.hold(App.LogIn.self)
+        store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
+        let feed = store.hold(App.FetchFeed.self)
+        var graph = ActionGraph<App.State>()
+        let token = graph.run(App.LogIn(user: "ada"))
+        let profile = graph.run(after: token) { token in App.FetchProfile(token: token) }
+        let posts = graph.run(after: token, profile) { token, _ in App.FetchFeed(token: token) }
+        graph.setTimeout(.seconds(5), for: posts)
+        graph.setRetry(Self.readmeRetry, for: posts)
+        graph.send(after: profile, posts) { profile, posts in App.ShowHome(profile: profile, feed: posts) }
+        store.dispatch(graph)
+        _ = try await logIn.nextCall()
+        logIn.respond(with: "t")
+        #expect(try await feed.nextCall() == App.FetchFeed(token: "t"))
+
+        try await store.clock.waitForSleepers(1)  // the 5 s timeout of the first attempt
+        await store.clock.advance(by: .milliseconds(5_100))  // it fires at 5 s; the back-off runs to 5.2 s
+        #expect(feed.calls.count == 1, "the retry came before its back-off ended")
+        await store.clock.advance(by: .milliseconds(100))
+        #expect(try await feed.nextCall() == App.FetchFeed(token: "t"))
+
+        feed.respond(with: [App.Post(id: 1)])
+        try await store.receive(App.ShowHome.self) {
+            $0.profile = App.Profile(name: "Ada")
+            $0.feed = [App.Post(id: 1)]
+        }
+        try await store.finish()
+    }
+
     @Test("One advance across a timeout and its back-off reaches the second attempt, as real time would")
     func timeoutAndBackoffInsideOneLongAdvance() async throws {
         let store = TestStore(initialState: App.State(), reducer: App.reducer)

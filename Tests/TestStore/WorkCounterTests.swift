@@ -127,4 +127,29 @@ struct WorkCounterTests {
             #expect(expired == false)
         }
     }
+
+    @Test("a chain on one task counts each node as a unit of its own: the next begins before the last ends")
+    func chainOnOneTaskCountsEachNode() async throws {
+        let store = TestStore(initialState: HomeApp.State(), reducer: HomeApp.reducer)
+        // Log in is held, so its task is registered before it ends and runs the profile next.
+        let logIn = store.hold(HomeApp.LogIn.self)
+        let seen = LockedValue<[String]?>(nil)
+        store.stub(HomeApp.FetchProfile.self) { _ in
+            seen.withLock { $0 = WorkCounter.currentUnit()?.counter.lines() }
+            return HomeApp.Profile(name: "Ada")
+        }
+        var graph = ActionGraph<HomeApp.State>()
+        let token = graph.run(HomeApp.LogIn(user: "ada"))
+        let profile = graph.run(after: token) { token in HomeApp.FetchProfile(token: token) }
+        graph.send(after: profile) { profile in HomeApp.ShowHome(profile: profile, feed: []) }
+        store.dispatch(graph)
+        _ = try await logIn.nextCall()
+        logIn.respond(with: "t")
+        try await store.receive(HomeApp.ShowHome.self) { $0.profile = HomeApp.Profile(name: "Ada") }
+        try await store.finish()
+
+        let lines = try #require(seen.withLock { $0 }, "the profile's stub ran as no counted unit")
+        #expect(lines.contains { $0.hasPrefix("  running: ") && $0.contains("FetchProfile (node #1) of a run") })
+        #expect(!lines.contains { $0.contains("(node #0)") }, "log in's unit outlived its node")
+    }
 }

@@ -13,7 +13,9 @@
 /// the lock and performs what the machine returned (start async nodes on tasks, put the run in the
 /// store's pipeline, resume waiters). No user code (reducer, middleware, subscriber, `make` or
 /// fallback closure, async action) runs while the run's lock is held. Every sync node and fallback
-/// reaches the state through the store's one pipeline: middleware, reducer, subscribers.
+/// reaches the state through the store's one pipeline: middleware, reducer, subscribers. When an
+/// async node's end releases async nodes, its task runs one of them next instead of a new task (a
+/// chain of calls costs one task); ``cancel()`` reaches whichever node a task runs.
 public final class GraphRun<State: Sendable>: Sendable {
     typealias Machine = RunStateMachine
 
@@ -295,9 +297,10 @@ public final class GraphRun<State: Sendable>: Sendable {
     // MARK: Async nodes
 
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
+    /// The task may go on with async nodes that the node's end releases (see `runAsync`).
     private func startAsync(_ node: Int) {
-        let unit = core.options.workCounter.begin("\(graph.label(of: node)) (node #\(node)) of a run")
-        let task = Task { await WorkCounter.run(unit) { await self.runAsync(node, as: unit) } }
+        let unit = core.options.workCounter.begin(unitName(of: node))
+        let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = protected.withLock { protected in
             guard protected.machine.mayRun(node) else { return true }
             if protected.tasks.isEmpty { protected.tasks = Array(repeating: nil, count: protected.machine.count) }
@@ -307,9 +310,27 @@ public final class GraphRun<State: Sendable>: Sendable {
         if cancelNow { task.cancel() }
     }
 
-    /// - Parameter unit: the store's count of this task, when it counts its work (a test store's).
-    private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async {
-        guard protected.withLock({ $0.machine.mayRun(node) }) else { return }
+    private func unitName(of node: Int) -> String {
+        "\(graph.label(of: node)) (node #\(node)) of a run"
+    }
+
+    /// A task's whole body: runs `first`, then each node that the one before handed on, one after
+    /// the other, each counted as a unit of its own (a test store's count of its work).
+    private func runAsyncNodes(from first: Int, as firstUnit: WorkCounter.Unit?) async {
+        var next: (node: Int, unit: WorkCounter.Unit?)? = (first, firstUnit)
+        while let (node, unit) = next {
+            next = await WorkCounter.run(unit) { await self.runAsync(node, as: unit) }
+        }
+    }
+
+    /// Runs `node`'s attempts and reports its end.
+    ///
+    /// - Parameter unit: the store's count of this node's work, when it counts its work (a test store's).
+    /// - Returns: an async node that the end released for this task to run next, with its unit
+    ///   begun (while this node's still counts, so that the store never looks quiet in between);
+    ///   `nil` when the task is done.
+    private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
+        guard protected.withLock({ $0.machine.mayRun(node) }) else { return nil }
         let operation: @Sendable () async throws -> ResponseSlot
         switch graph.storage.bodies[node] {
         case .async(let bind, _):
@@ -343,13 +364,17 @@ public final class GraphRun<State: Sendable>: Sendable {
             timeout: settings?.timeout, retry: retry, clock: core.options.clock)
         unit?.note("ended its attempts")
         let now = elapsed()
+        var next: Int?
         perform(
             protected.withLock { protected in
-                if !protected.tasks.isEmpty { protected.tasks[node] = nil }
-                return protected.handle(insidePipeline: false) {
+                var performable = protected.handle(insidePipeline: false) {
                     $0.asyncFinished(node, result, attempts: attempts, now: now)
                 }
+                next = protected.handOn(from: node, &performable)
+                return performable
             })
+        guard let next else { return nil }
+        return (next, core.options.workCounter.begin(unitName(of: next)))
     }
 
     // MARK: Effects
@@ -439,6 +464,21 @@ private struct Protected {
             resume: resume, holdsWaiters: holdsWaiters, observed: recorder != nil)
     }
 
+    /// After `node`'s task ended it: picks one async node that the end released for the same task to
+    /// run next, instead of a task of its own, and moves the task's handle to it, so that `cancel()`
+    /// reaches whichever node the task runs. Returns `nil` (every released node gets a task, and the
+    /// finished node's handle is dropped) when the handle was not stored yet (the task outran
+    /// `startAsync`: a handle stored late must not be taken for the next node's), or when the end
+    /// also needs the pipeline (this task applies that sync work first; the next node must not wait
+    /// for it).
+    mutating func handOn(from node: Int, _ performable: inout Performable) -> Int? {
+        guard !tasks.isEmpty, let task = tasks[node].take() else { return nil }
+        guard !performable.effects.schedule, !performable.effects.startAsync.isEmpty else { return nil }
+        let next = performable.effects.startAsync.removeFirst()
+        tasks[next] = task
+        return next
+    }
+
     /// Counts the run's sync work as running work of the store from the moment the machine asks
     /// for the pipeline until it says the run is idle: while it waits for the pipeline behind
     /// another thread's actions, no task of the run may run, yet the store is not quiet.
@@ -503,7 +543,7 @@ private struct NodeGate: AttemptGate {
 
 /// An event's effects, with the tasks and continuations they name.
 private struct Performable {
-    let effects: RunStateMachine.Effects
+    var effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
     let resume: [Parked<Void, Never>]
     /// The waiters were held until the pipeline's exit, and the store must be told (the first time).
