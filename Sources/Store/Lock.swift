@@ -32,7 +32,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
     let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// - Parameter recursive: whether the thread that holds the lock may take it again (the store's
-    ///   pipeline lock is recursive so that a subscriber can dispatch and have it queued).
+    ///   state lock is recursive: code a reducer calls may take it again, such as a run's `cancel()`).
     init(recursive: Bool = false) {
         mutex = .allocate(capacity: 1)
         var attributes = pthread_mutexattr_t()

@@ -53,6 +53,7 @@ enum PureCall {
     /// Runs `body` marked as `context`.
     @inlinable
     static func run<T>(_ context: Context, _ body: () throws -> T) rethrows -> T {
+        let key = key  // one lazy-global check, not three
         let outer = pthread_getspecific(key)
         pthread_setspecific(key, UnsafeMutableRawPointer(bitPattern: context.rawValue))
         defer { pthread_setspecific(key, outer) }

@@ -2,19 +2,21 @@
 /// action (dispatched, or a graph's node or fallback) goes through: middleware, reducer, subscribers.
 ///
 /// ## Locks
-/// - `pipelineLock` guards `pipeline`, the ``PipelineMachine`` that decides which thread applies
-///   sync work and in what order (see `Executor/Pipeline.swift`). It is held only while the machine
-///   decides, never while middleware, a reducer or a subscriber runs; a thread that must wait for
-///   the pipeline waits on `pipelineFree`.
-/// - `stateLock` guards `state` and `subscribers` for the short moments they are read or changed,
-///   and the reducer's in-place update (reducing a copy would copy the state's storage on every
-///   action). Reading `state` from another thread never waits for subscribers or middleware.
+/// - `stateLock` guards `committed` (the state), `subscribers` and `pipeline`, the
+///   ``PipelineMachine`` that decides which thread applies sync work and in what order (see
+///   `Executor/Pipeline.swift`). It is held while the machine decides, while the state or the
+///   subscriber list is read or changed, and for the reducer's in-place update (reducing a copy
+///   would copy the state's storage on every action); never while middleware or a subscriber runs.
+///   One lock for both, so that a dispatch with no middleware and no subscriber enters the
+///   pipeline, reduces and leaves in one critical section. A thread that must wait for the
+///   pipeline waits on `pipelineFree`. Reading `state` from another thread never waits for
+///   subscribers or middleware. Recursive: code a reducer calls may take it again (a run's
+///   `cancel()` waits on it for the reducer calls in progress).
 /// - `registryLock` guards the work in flight (tasks, runs, shared calls) that releasing the
 ///   ``Store`` cancels.
 ///
-/// Lock order: pipeline, then a run's lock (taking held waiters as the applier leaves); state, then
-/// a run's lock (a fallback's admission). A run never takes the pipeline or state lock while holding
-/// its own.
+/// Lock order: state, then a run's lock (taking held waiters as the applier leaves; a fallback's
+/// admission). A run never takes the state lock while holding its own.
 ///
 /// The dispatch path (`dispatch`, `apply`, `commit`) is `@inlinable`, so that an app's
 /// `Store<AppState>` is specialized in the app's module: unspecialized, generic metadata lookups
@@ -24,14 +26,13 @@
 // it; the `let`s are immutable or thread-safe themselves. `@exclusivity(unchecked)`: those locks
 // already serialize every access, and the dynamic exclusivity checks were most of a dispatch's cost.
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-    @usableFromInline let pipelineLock = Lock()
     @usableFromInline let pipelineFree = Condition()
     @usableFromInline let stateLock = Lock(recursive: true)
     private let registryLock = Lock()
 
     @usableFromInline @exclusivity(unchecked) var committed: CommittedState<State>  // stateLock
     @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
-    @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // pipelineLock
+    @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
     @usableFromInline let reducer: Reducer<State>
     @usableFromInline let middleware: [Middleware<State>]
@@ -113,16 +114,27 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @inlinable
     func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         stateLock.lock()
-        if let admit, !admit() {
+        if reduce(action, admit: admit), !subscribers.isEmpty {
+            notifyReleasingLock()
+        } else {
             stateLock.unlock()
-            return
         }
+    }
+
+    /// The reducer, with the state lock held; returns whether the action was committed (`admit`, if
+    /// any, said yes).
+    @inlinable
+    func reduce(_ action: any Action, admit: (@Sendable () -> Bool)?) -> Bool {
+        if let admit, !admit() { return false }
         PureCall.run(.reducer) { reducer(&committed.value, action) }
         committed.count += 1
-        if subscribers.isEmpty {
-            stateLock.unlock()
-            return
-        }
+        return true
+    }
+
+    /// Calls the subscribers with the state just committed; the state lock is held on entry and
+    /// released before the first call.
+    @inlinable
+    func notifyReleasingLock() {
         let receivers = subscribers
         let newState = committed.value
         stateLock.unlock()
@@ -173,11 +185,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         // When no thread is applying actions, or this one is (from an observer or a middleware), a
         // notification under way must not call the box again. Another thread applying an action may
         // still call it once for that action; never waits for it.
-        pipelineLock.withLock {
-            let me = currentThreadID()
-            if pipeline.isApplying(on: me) || !pipeline.isApplyingOnAnyThread { box.isEnded = true }
-        }
+        let me = currentThreadID()
         stateLock.withLock {
+            if pipeline.isApplying(on: me) || !pipeline.isApplyingOnAnyThread { box.isEnded = true }
             let index = box.index
             guard index >= 0 else { return }
             let last = subscribers.removeLast()
@@ -271,7 +281,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
             }
             return (Array(inFlight.values), Array(sharedCalls.values))
         }
-        if pipelineLock.withLock({ pipeline.close() }) { pipelineFree.broadcast() }
+        if stateLock.withLock({ pipeline.close() }) { pipelineFree.broadcast() }
         for work in cancels {
             switch work {
             case .closure(let cancel): cancel()

@@ -51,8 +51,8 @@ public final class Subscription: Sendable {
 /// A subscription ended by the thread that is applying actions (from an observer or a middleware)
 /// is also marked `isEnded`, so the notification under way does not call it again.
 @usableFromInline
-// Why this is safe to share: `observer` and `onStoreClosed` are immutable; `isEnded` is read and
-// written only by the thread holding the store's pipeline lock; `index` and `subscription` only under
+// Why this is safe to share: `observer` and `onStoreClosed` are immutable; `isEnded` is written under the
+// store's state lock, and read by the pipeline's applier only, whose calls never overlap; `index` and `subscription` only under
 // the store's state lock (`subscription` is set before the box is published under that lock).
 final class SubscriberBox<State>: @unchecked Sendable {
     @usableFromInline let observer: @Sendable (State) -> Void
@@ -68,7 +68,7 @@ final class SubscriberBox<State>: @unchecked Sendable {
         self.onStoreClosed = onStoreClosed
     }
 
-    /// Calls the observer, unless the subscription has ended. The pipeline lock is held.
+    /// Calls the observer, unless the subscription has ended. Called by the pipeline's applier.
     @inlinable
     func receive(_ state: State) {
         if !isEnded { observer(state) }

@@ -3,12 +3,14 @@
 /// leaves through `drainAndLeavePipeline()`, the one place where held waiters resume and events
 /// recorded inside go out.
 ///
-/// The lock is held only while the machine decides; middleware, reducers and subscribers run with
-/// no lock of the pipeline held. What can wait for what:
+/// The machine is guarded by the store's state lock, held while it decides (and while a reducer
+/// runs); middleware and subscribers run with no lock held. What can wait for what:
 /// - `dispatch(_:)` from a thread while another thread applies waits until the pipeline is free,
 ///   then applies its action on its own thread (the contract: it returns after its action).
 /// - A subscriber's first call waits the same way.
-/// - A run's ready sync nodes never wait: when another thread applies, that thread applies them.
+/// - A run's ready sync nodes never wait for another thread's work: when another thread applies,
+///   that thread applies them. (Taking the lock may wait for a reducer call in progress, as reading
+///   `state` does.)
 extension StoreCore {
     /// Applies a sync action, or queues it when this thread is already applying one (a subscriber or
     /// middleware dispatched); the outermost call returns once everything queued during it is applied.
@@ -26,16 +28,32 @@ extension StoreCore {
             reportImpureDispatch(action, from: context)
             return
         }
-        switch enterPipeline({ $0.dispatch(action, admit: admit, on: $1) }) {
+        let me = currentThreadID()
+        stateLock.lock()
+        var entry = pipeline.dispatch(action, admit: admit, on: me)
+        if entry == .wait { entry = waitForPipeline(on: me) }
+        switch entry {
         case .queued, .handedOff:
-            return
+            stateLock.unlock()
         case .closed:
+            stateLock.unlock()
             report(
                 .dispatchAfterRelease,
                 "\(type(of: action)) was dispatched after its store was released; it was dropped.")
         case .apply, .wait:
-            apply(action, admit: admit)
-            drainAndLeavePipeline()
+            guard middleware.isEmpty else {
+                stateLock.unlock()
+                apply(action, admit: admit)
+                drainAndLeavePipeline()
+                return
+            }
+            // No middleware: enter, reduce and, with no subscriber, leave in one critical section.
+            if reduce(action, admit: admit), !subscribers.isEmpty {
+                notifyReleasingLock()
+                drainAndLeavePipeline()
+            } else {
+                drainAndLeavePipelineHoldingLock()
+            }
         }
     }
 
@@ -52,39 +70,50 @@ extension StoreCore {
 
     /// Puts a run with ready sync nodes in the pipeline: applied now when the pipeline is free,
     /// after the current action when this thread applies, and otherwise by the thread that applies,
-    /// before it leaves. Never waits. The run's state machine asks for this once per stretch of
-    /// ready work, and the run leaves the queue only when its machine says it is idle.
+    /// before it leaves. Never waits for the applier (see the top of this file). The run's state
+    /// machine asks for this once per stretch of ready work, and the run leaves the queue only when
+    /// its machine says it is idle.
     func schedule(_ run: any PipelineRun) {
         let me = currentThreadID()
-        let entry = pipelineLock.withLock { pipeline.schedule(run, on: me) }
+        let entry = stateLock.withLock { pipeline.schedule(run, on: me) }
         guard entry == .apply else { return }
         run.applySyncItems()
         drainAndLeavePipeline()
     }
 
     /// Whether work is queued behind the current action. Called by a run inside the pipeline.
-    var hasQueuedWork: Bool { pipelineLock.withLock { pipeline.hasQueuedWork } }
+    var hasQueuedWork: Bool { stateLock.withLock { pipeline.hasQueuedWork } }
 
     /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
     func requeue(_ run: any PipelineRun) {
-        pipelineLock.withLock { pipeline.requeue(run) }
+        stateLock.withLock { pipeline.requeue(run) }
     }
 
     /// Feeds the machine the arrival of work on this thread; when it says wait, waits until the
     /// pipeline is free (or the store closed). Returns `.apply` (this thread applies now; `.wait`
     /// never comes back), `.queued`, `.handedOff` or `.closed`.
-    @inlinable
     func enterPipeline(
         _ arrive: (inout PipelineMachine<ThreadID>, ThreadID) -> PipelineMachine<ThreadID>.Entry
     ) -> PipelineMachine<ThreadID>.Entry {
         let me = currentThreadID()
-        pipelineLock.lock()
+        stateLock.lock()
         var entry = arrive(&pipeline, me)
+        if entry == .wait { entry = waitForPipeline(on: me) }
+        stateLock.unlock()
+        return entry
+    }
+
+    /// Waits until the pipeline is free (or the store closed), with the state lock held; returns
+    /// what the machine then says (never `.wait`).
+    @usableFromInline
+    func waitForPipeline(on me: ThreadID) -> PipelineMachine<ThreadID>.Entry {
+        // Never called inside a reducer of this store (its thread is the applier, which does not
+        // wait), so the recursive lock is held once here and the wait releases it.
+        var entry = PipelineMachine<ThreadID>.Entry.wait
         while entry == .wait {
-            pipelineFree.wait(releasing: pipelineLock)
+            pipelineFree.wait(releasing: stateLock)
             entry = pipeline.enterAfterWaiting(on: me)
         }
-        pipelineLock.unlock()
         return entry
     }
 
@@ -92,17 +121,28 @@ extension StoreCore {
     /// turn, and runs other threads handed over), then leaves: the pipeline's one exit.
     @inlinable
     func drainAndLeavePipeline() {
+        stateLock.lock()
+        drainAndLeavePipelineHoldingLock()
+    }
+
+    /// `drainAndLeavePipeline()`, with the state lock held on entry; released on return.
+    @inlinable
+    func drainAndLeavePipelineHoldingLock() {
+        if pipeline.leaveIfFree() {
+            stateLock.unlock()
+            return
+        }
         while true {
-            pipelineLock.lock()
             switch pipeline.next() {
             case .apply(let work):
-                pipelineLock.unlock()
+                stateLock.unlock()
                 switch work {
                 case .action(let action, let admit): apply(action, admit: admit)
                 case .run(let run): run.applySyncItems()
                 }
+                stateLock.lock()
             case .free:
-                pipelineLock.unlock()
+                stateLock.unlock()
                 return
             case .leave(let exit):
                 return leave(exit)
@@ -110,7 +150,7 @@ extension StoreCore {
         }
     }
 
-    /// The exit's work, with the pipeline lock held on entry: takes the waiters runs held (under
+    /// The exit's work, with the state lock held on entry: takes the waiters runs held (under
     /// the lock, so no new applier adds to them), wakes a waiting thread, releases the lock, then
     /// delivers the events recorded inside and resumes the waiters, those of an observed run behind
     /// its events.
@@ -129,7 +169,7 @@ extension StoreCore {
             }
         }
         if exit.wakesWaitingThread { pipelineFree.signal() }
-        pipelineLock.unlock()
+        stateLock.unlock()
         if !observedWaiters.isEmpty { events.enqueue([.resume(observedWaiters)]) }
         if exit.deliversEvents || !observedWaiters.isEmpty { events.deliver() }
         for waiter in waiters { waiter.resume() }
@@ -139,7 +179,7 @@ extension StoreCore {
     /// Called with no other lock of the store held.
     var isInsidePipeline: Bool {
         let me = currentThreadID()
-        return pipelineLock.withLock { pipeline.isApplying(on: me) }
+        return stateLock.withLock { pipeline.isApplying(on: me) }
     }
 
     /// Delivers the queued events, or, when this thread is inside the pipeline (applying an action:
@@ -147,7 +187,7 @@ extension StoreCore {
     /// that no observer runs inside the pipeline. Called with no other lock of the store held.
     func deliverEvents() {
         let me = currentThreadID()
-        if pipelineLock.withLock({ pipeline.deferEvents(on: me) }) { return }
+        if stateLock.withLock({ pipeline.deferEvents(on: me) }) { return }
         events.deliver()
     }
 
@@ -155,6 +195,6 @@ extension StoreCore {
     /// thread leaves the pipeline, after everything queued meanwhile (what subscribers and
     /// middleware dispatched in answer to those nodes) is applied. Called inside the pipeline.
     func resumeAtPipelineExit(_ run: any PipelineRun) {
-        pipelineLock.withLock { pipeline.holdWaiters(of: run) }
+        stateLock.withLock { pipeline.holdWaiters(of: run) }
     }
 }

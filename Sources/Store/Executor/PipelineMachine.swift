@@ -140,6 +140,15 @@ struct PipelineMachine<Thread: Equatable> {
         return .leave(exit)
     }
 
+    /// The applier leaves at once, if nothing is queued and its exit owes nothing (what ``next()``
+    /// then answers with `.free`); returns whether it did. The common case, without building a `Next`.
+    @inlinable
+    mutating func leaveIfFree() -> Bool {
+        guard queue.isEmpty, waitingThreads == 0, exit.isEmpty else { return false }
+        applier = nil
+        return true
+    }
+
     /// Whether work waits behind the current one (a run yields to it).
     @inlinable
     var hasQueuedWork: Bool { !queue.isEmpty }
