@@ -16,7 +16,7 @@ private struct PhotoState: Equatable, Sendable, Codable {
     var error: String?
 }
 
-private struct Draft: Codable, Sendable {
+private struct Draft: Codable, Sendable, Equatable {
     var photo: String
 }
 
@@ -142,6 +142,18 @@ private func killed(
     try await first.publish()
     #expect(journal.hasStopped, "the first launch reached \(point)")
     return (journal.reopened(), try persisted.state(), try persisted.durableMarks(), first)
+}
+
+/// The parameters a run's start record carries.
+private func parameters(_ record: JournalRecord) -> Draft? {
+    guard case .runStarted(_, _, let data, _, _, _) = record else { return nil }
+    return try? JSONDecoder().decode(Draft.self, from: data)
+}
+
+extension JournalRecord {
+    fileprivate var isRunStarted: Bool {
+        if case .runStarted = self { true } else { false }
+    }
 }
 
 @Suite("Durable runs: resume on launch")
@@ -543,6 +555,93 @@ struct DurableResumeTests {
             let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
             #expect(saved.timesApplied == 1)
         }
+    }
+
+    /// Where a test keeps its journal: in memory, or in files.
+    enum JournalKind: String, CustomTestStringConvertible, CaseIterable {
+        case memory, file
+        var testDescription: String { rawValue }
+
+        func make(in folder: URL) throws -> any RunJournal {
+            switch self {
+            case .memory: InMemoryRunJournal()
+            case .file: try FileRunJournal(folder: folder.appendingPathComponent("runs", isDirectory: true))
+            }
+        }
+    }
+
+    @Test(
+        "a run id started again before the save that lets its last run leave the journal: the state is saved, the old run leaves, the new one keeps its records",
+        arguments: JournalKind.allCases)
+    func runIDReusedBeforeTheSave(kind: JournalKind) async throws {
+        try await withJournalFolderAsync { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let url = folder.appendingPathComponent("state.json")
+            let journal = try kind.make(in: folder)
+            let launch = Launch(journal: journal)
+            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+            try await launch.publish()
+            #expect(try journal.loadUnfinishedRuns().runs.map(\.runID) == ["post-42"], "the first run waits for a save")
+
+            let held = launch.store.hold(CreatePost.self)
+            try await withDeadline(10, "the second run of post-42") {
+                let run = try await launch.durable.start("publish", runID: "post-42", parameters: Draft(photo: "b.jpg"))
+                _ = try await held.nextCall()
+                let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
+                #expect(saved.timesApplied == 1, "start saved the state holding the first run's sync work")
+                let second = try journal.loadUnfinishedRuns().runs
+                #expect(second.map(\.runID) == ["post-42"])
+                #expect(second.first?.records.filter(\.isRunStarted).count == 1, "the old run's records left")
+                #expect(second.first?.records.first.map(parameters) == Draft(photo: "b.jpg"))
+
+                // Saving again must not remove the new run, in flight: a kill now resumes it.
+                try persistence.flush()
+                await launch.durable.flush()
+                #expect(try journal.loadUnfinishedRuns().runs == second)
+
+                held.respond(with: 8)
+                await run.wait()
+            }
+            try persistence.flush()
+            await launch.durable.flush()
+            #expect(try journal.loadUnfinishedRuns().runs.isEmpty)
+            let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
+            #expect(saved.postID == 8 && saved.timesApplied == 2)
+        }
+    }
+
+    @Test(
+        "a run id whose last run waits for a save that cannot happen is refused with a clear error; nothing of it runs")
+    func runIDReusedWhileTheSaveCannotHappen() async throws {
+        try await withJournalFolderAsync { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let url = folder.appendingPathComponent("state.json")
+            let journal = InMemoryRunJournal()
+            let launch = Launch(journal: journal)
+            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+            try await launch.publish()
+            let before = journal.runs
+            persistence.stop()
+
+            await #expect(
+                throws: DurableRunError.runEndNotSaved("post-42", reason: "its StatePersistence was stopped")
+            ) {
+                try await launch.publish()
+            }
+            #expect(journal.runs == before, "the first run's records, untouched")
+            #expect(launch.calls.names == ["upload", "post"], "the second run called nothing")
+        }
+    }
+
+    @Test("without durable persistence, a run id can be started again as soon as its last run ended")
+    func runIDReusedWithoutPersistence() async throws {
+        let journal = InMemoryRunJournal()
+        let launch = Launch(journal: journal)
+        try await launch.publish()
+        try await launch.publish()
+        #expect(launch.calls.names == ["upload", "post", "upload", "post"])
+        #expect(launch.store.state.timesApplied == 2)
+        #expect(journal.runs.isEmpty)
     }
 
     @Test("StatePersistence saves the marks with the state, and restores both")
