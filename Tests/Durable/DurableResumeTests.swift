@@ -64,6 +64,7 @@ private let postKey = IdempotencyKey(runID: "post-42", node: "post")
 /// stubs that log their calls.
 private struct Launch {
     let store: TestStore<PhotoState>
+    let journal: any RunJournal
     let durable: DurableRuns<PhotoState>
     let calls = Calls()
 
@@ -76,6 +77,7 @@ private struct Launch {
         store = TestStore(
             initialState: state, reducer: photoReducer, dependencies: Dependencies(), exhaustivity: .off,
             durableMarks: marks)
+        self.journal = journal
         durable = DurableRuns(store: store.store, journal: journal)
         let calls = self.calls
         store.stub(UploadPhoto.self) { action, context in
@@ -142,6 +144,30 @@ private func killed(
     try await first.publish()
     #expect(journal.hasStopped, "the first launch reached \(point)")
     return (journal.reopened(), try persisted.state(), try persisted.durableMarks(), first)
+}
+
+/// Runs `body` with a launch on the journal `makeJournal` makes (given a fresh folder), whose whole
+/// state a durable persistence saves with its marks to `stateFile` in that folder (removed
+/// afterwards). Timed writes wait an hour: the state is saved when the test flushes it, or when a
+/// durable `start` saves it.
+private func withSavedLaunch(
+    journal makeJournal: (URL) throws -> any RunJournal,
+    _ body: (_ launch: Launch, _ persistence: StatePersistence, _ stateFile: URL) async throws -> Void
+) async throws {
+    try await withJournalFolderAsync { folder in
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let stateFile = folder.appendingPathComponent("state.json")
+        let journal = try makeJournal(folder)
+        let launch = Launch(journal: journal)
+        let persistence = StatePersistence(
+            durableStore: launch.store.store, url: stateFile, debounce: .seconds(3600))
+        try await body(launch, persistence, stateFile)
+    }
+}
+
+/// The state a durable persistence saved in `file` (the default state if there is none).
+private func savedState(_ file: URL) -> PhotoState {
+    StatePersistence.restoreDurable(from: file, default: PhotoState()).state
 }
 
 /// The parameters a run's start record carries.
@@ -482,12 +508,8 @@ struct DurableResumeTests {
 
     @Test("with durable persistence, a cancelled run leaves the journal once a saved state holds what it applied")
     func cancelledRunWaitsForTheSave() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            let first = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: first.store.store, url: url, debounce: .seconds(3600))
+        let journal = InMemoryRunJournal()
+        try await withSavedLaunch(journal: { _ in journal }) { first, persistence, _ in
             let held = first.store.hold(CreatePost.self)
             try await withDeadline(10, "a cancelled durable run") {
                 let run = try await first.durable.start("publish", runID: "post-42", parameters: Draft(photo: "p.jpg"))
@@ -538,12 +560,8 @@ struct DurableResumeTests {
 
     @Test("with durable persistence, a finished run leaves the journal only once a saved state holds its sync work")
     func finishedRunWaitsForTheSave() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            let launch = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+        let journal = InMemoryRunJournal()
+        try await withSavedLaunch(journal: { _ in journal }) { launch, persistence, stateFile in
             try await launch.publish()
             #expect(launch.store.state.postID == 7, "the run ended")
             #expect(
@@ -552,8 +570,7 @@ struct DurableResumeTests {
             try persistence.flush()
             await launch.durable.flush()
             #expect(journal.runs.isEmpty, "saved: the run leaves the journal")
-            let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
-            #expect(saved.timesApplied == 1)
+            #expect(savedState(stateFile).timesApplied == 1)
         }
     }
 
@@ -574,12 +591,8 @@ struct DurableResumeTests {
         "a run id started again before the save that lets its last run leave the journal: the state is saved, the old run leaves, the new one keeps its records",
         arguments: JournalKind.allCases)
     func runIDReusedBeforeTheSave(kind: JournalKind) async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = try kind.make(in: folder)
-            let launch = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+        try await withSavedLaunch(journal: kind.make(in:)) { launch, persistence, stateFile in
+            let journal = launch.journal
             try await launch.publish()
             #expect(try journal.loadUnfinishedRuns().runs.map(\.runID) == ["post-42"], "the first run waits for a save")
 
@@ -587,8 +600,8 @@ struct DurableResumeTests {
             try await withDeadline(10, "the second run of post-42") {
                 let run = try await launch.durable.start("publish", runID: "post-42", parameters: Draft(photo: "b.jpg"))
                 _ = try await held.nextCall()
-                let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
-                #expect(saved.timesApplied == 1, "start saved the state holding the first run's sync work")
+                #expect(
+                    savedState(stateFile).timesApplied == 1, "start saved the state holding the first run's sync work")
                 let second = try journal.loadUnfinishedRuns().runs
                 #expect(second.map(\.runID) == ["post-42"])
                 #expect(second.first?.records.filter(\.isRunStarted).count == 1, "the old run's records left")
@@ -605,20 +618,15 @@ struct DurableResumeTests {
             try persistence.flush()
             await launch.durable.flush()
             #expect(try journal.loadUnfinishedRuns().runs.isEmpty)
-            let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
-            #expect(saved.postID == 8 && saved.timesApplied == 2)
+            #expect(savedState(stateFile).postID == 8 && savedState(stateFile).timesApplied == 2)
         }
     }
 
     @Test(
         "a run id whose last run waits for a save that cannot happen is refused with a clear error; nothing of it runs")
     func runIDReusedWhileTheSaveCannotHappen() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            let launch = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+        let journal = InMemoryRunJournal()
+        try await withSavedLaunch(journal: { _ in journal }) { launch, persistence, _ in
             try await launch.publish()
             let before = journal.runs
             persistence.stop()
@@ -646,16 +654,12 @@ struct DurableResumeTests {
 
     @Test("StatePersistence saves the marks with the state, and restores both")
     func persistenceKeepsMarksWithTheState() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            journal.stop(at: .syncApplied(node: "show"))
-            let first = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: first.store.store, url: url)
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .syncApplied(node: "show"))
+        try await withSavedLaunch(journal: { _ in journal }) { first, persistence, stateFile in
             try await first.publish()
             try persistence.flush()
-            let (state, marks, error) = StatePersistence.restoreDurable(from: url, default: PhotoState())
+            let (state, marks, error) = StatePersistence.restoreDurable(from: stateFile, default: PhotoState())
             #expect(error == nil)
             #expect(state == first.store.state)
             #expect(
