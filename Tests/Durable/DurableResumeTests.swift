@@ -49,14 +49,6 @@ private let photoReducer = Reducer<PhotoState>.combine(
     },
     .on(PostFailed.self) { state, action in state.error = action.reason })
 
-/// Every call a launch's stubs answered, with the key each one carried.
-private final class Calls: Sendable {
-    private let calls = LockedValue<[(String, IdempotencyKey?)]>([])
-    func append(_ name: String, _ key: IdempotencyKey?) { calls.withLock { $0.append((name, key)) } }
-    var names: [String] { calls.withLock { $0.map(\.0) } }
-    var keys: [IdempotencyKey?] { calls.withLock { $0.map(\.1) } }
-}
-
 private let uploadKey = IdempotencyKey(runID: "post-42", node: "upload")
 private let postKey = IdempotencyKey(runID: "post-42", node: "post")
 
@@ -66,7 +58,7 @@ private struct Launch {
     let store: TestStore<PhotoState>
     let journal: any RunJournal
     let durable: DurableRuns<PhotoState>
-    let calls = Calls()
+    let calls = CallLog()
 
     init(
         journal: any RunJournal, state: PhotoState = PhotoState(), marks: DurableMarks = DurableMarks(),
