@@ -162,6 +162,29 @@ private func savedState(_ file: URL) -> PhotoState {
     StatePersistence.restoreDurable(from: file, default: PhotoState()).state
 }
 
+/// A journal that fails the first append of the record `fails` picks, and passes everything else on.
+private final class FailsOnce: RunJournal {
+    private let journal: any RunJournal
+    private let fails: @Sendable (JournalRecord) -> Bool
+    private let failed = LockedValue(false)
+
+    init(_ journal: any RunJournal, fails: @escaping @Sendable (JournalRecord) -> Bool) {
+        self.journal = journal
+        self.fails = fails
+    }
+
+    func append(_ record: JournalRecord, to runID: String) throws(JournalError) {
+        if fails(record), !failed.withLock({ $0 }) {
+            failed.withLock { $0 = true }
+            throw .noSpace(path: "memory", reason: "full (a test's fault)")
+        }
+        try journal.append(record, to: runID)
+    }
+
+    func loadUnfinishedRuns() throws(JournalError) -> JournalContents { try journal.loadUnfinishedRuns() }
+    func removeRun(_ runID: String) throws(JournalError) { try journal.removeRun(runID) }
+}
+
 /// The parameters a run's start record carries.
 private func parameters(_ record: JournalRecord) -> Draft? {
     guard case .runStarted(_, _, let data, _, _, _) = record else { return nil }
@@ -592,6 +615,8 @@ struct DurableResumeTests {
             try await withDeadline(10, "the second run of post-42") {
                 let run = try await launch.durable.start("publish", runID: "post-42", parameters: Draft(photo: "b.jpg"))
                 _ = try await held.nextCall()
+                for await state in launch.store.store.states() where state.timesShown == 2 { break }
+                await launch.durable.flush()  // the show's record, queued behind the post's start
                 #expect(
                     savedState(stateFile).timesApplied == 1, "start saved the state holding the first run's sync work")
                 let second = try journal.loadUnfinishedRuns().runs
@@ -641,6 +666,25 @@ struct DurableResumeTests {
         try await launch.publish()
         #expect(launch.calls.names == ["upload", "post", "upload", "post"])
         #expect(launch.store.state.timesApplied == 2)
+        #expect(journal.runs.isEmpty)
+    }
+
+    @Test("a run kept in the journal because a record is missing is not appended to: its id is refused until removed")
+    func runKeptInTheJournalIsNotReused() async throws {
+        let journal = InMemoryRunJournal()
+        let launch = Launch(
+            journal: FailsOnce(journal) { $0 == .attemptStarted(node: "post", attempt: 1, key: postKey) })
+        try await launch.publish()
+        #expect(launch.store.state.error != nil, "the post could not be journaled, so it was not called")
+        let kept = journal.runs
+        #expect(kept.map(\.runID) == ["post-42"], "kept for the app to decide")
+
+        await #expect(throws: DurableRunError.runNotResumed("post-42")) { try await launch.publish() }
+        #expect(journal.runs == kept, "nothing appended to the kept run")
+
+        try journal.removeRun("post-42")
+        try await launch.publish()
+        #expect(launch.store.state.timesApplied == 1)
         #expect(journal.runs.isEmpty)
     }
 
