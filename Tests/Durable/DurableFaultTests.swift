@@ -21,19 +21,14 @@ private struct Draft: Codable, Sendable {
     var photo: String
 }
 
-/// Every call of an async node, with its key; and what the upload does in the middle of its call.
-private final class Calls: Sendable {
-    private let calls = LockedValue<[(String, IdempotencyKey?)]>([])
-    private let duringUpload = LockedValue<(@Sendable () -> Void)?>(nil)
+/// What happens in the middle of the next upload's call (the disk fills, the volume turns read-only).
+private final class UploadFault: Sendable {
+    private let next = LockedValue<(@Sendable () -> Void)?>(nil)
 
-    func append(_ name: String, _ key: IdempotencyKey?) { calls.withLock { $0.append((name, key)) } }
-    var names: [String] { calls.withLock { $0.map(\.0) } }
-    var keys: [IdempotencyKey?] { calls.withLock { $0.map(\.1) } }
-
-    /// `fault` happens during the next upload's call (the disk fills, the volume turns read-only).
-    func duringTheNextUpload(_ fault: @escaping @Sendable () -> Void) { duringUpload.withLock { $0 = fault } }
+    /// `fault` happens during the next upload's call.
+    func duringTheNextUpload(_ fault: @escaping @Sendable () -> Void) { next.withLock { $0 = fault } }
     func uploadHappens() {
-        let fault = duringUpload.withLock { fault in
+        let fault = next.withLock { fault in
             defer { fault = nil }
             return fault
         }
@@ -44,10 +39,11 @@ private final class Calls: Sendable {
 private struct UploadPhoto: AsyncAction {
     typealias State = FeedState
     let photo: String
-    let calls: Calls
+    let calls: CallLog
+    let fault: UploadFault
     func run(_ context: ActionContext<FeedState>) async throws -> String {
         calls.append("upload", context.idempotencyKey)
-        calls.uploadHappens()
+        fault.uploadHappens()
         return "https://cdn/\(photo)"
     }
 }
@@ -55,7 +51,7 @@ private struct UploadPhoto: AsyncAction {
 private struct CreatePost: AsyncAction {
     typealias State = FeedState
     let url: String
-    let calls: Calls
+    let calls: CallLog
     func run(_ context: ActionContext<FeedState>) async throws -> Int {
         calls.append("post", context.idempotencyKey)
         return 7
@@ -69,14 +65,16 @@ private struct Launch {
     let store = Store(
         initialState: FeedState(), reducer: .on(ApplyPost.self) { state, action in state.postID = action.id })
     let durable: DurableRuns<FeedState>
-    let calls = Calls()
+    let calls = CallLog()
+    let uploadFault = UploadFault()
 
     init(journal: any RunJournal) {
         durable = DurableRuns(store: store, journal: journal)
         let calls = self.calls
+        let fault = uploadFault
         durable.register("publish", parameters: Draft.self) { draft in
             var graph = ActionGraph<FeedState>()
-            let upload = graph.run(UploadPhoto(photo: draft.photo, calls: calls))
+            let upload = graph.run(UploadPhoto(photo: draft.photo, calls: calls, fault: fault))
             graph.setLabel("upload", for: upload)
             graph.setDurable(upload, inDoubt: .rerunWithSameKey)
             let post = graph.run(after: upload) { url in CreatePost(url: url, calls: calls) }
@@ -120,7 +118,7 @@ private func diskFillsDuringTheUpload(_ folder: URL) async throws -> [JournalRec
     let faults = WriteFaults()
     let journal = try FileRunJournal(folder: folder, pendingRunLimit: 10, io: faults.io)
     let first = Launch(journal: journal)
-    first.calls.duringTheNextUpload { faults.failNextWrite(.error(ENOSPC)) }
+    first.uploadFault.duringTheNextUpload { faults.failNextWrite(.error(ENOSPC)) }
     let report = try await first.publish("post-1")
 
     guard case .journalFailed(node: "upload", .noSpace(let path, _))? = report[0].error as? DurableRunError else {
@@ -161,7 +159,7 @@ struct DurableFaultTests {
         try await withJournalFolderAsync { folder in
             let journal = try FileRunJournal(folder: folder, pendingRunLimit: 10, io: fault.io)
             let launch = Launch(journal: journal)
-            launch.calls.duringTheNextUpload { fault.makeReadOnly() }
+            launch.uploadFault.duringTheNextUpload { fault.makeReadOnly() }
             let report = try await launch.publish("post-1")
             guard case .journalFailed(node: "upload", .notWritable)? = report[0].error as? DurableRunError else {
                 Issue.record("the upload's end fails with notWritable, got \(String(describing: report[0].error))")

@@ -52,27 +52,25 @@ struct DurableKillSoakTests {
 /// What the rounds added up to.
 struct SoakTotals: CustomStringConvertible {
     var rounds = 0
-    var kills = 0
-    var launches = 0
-    var runs = 0
-    var postsInDoubt = 0
-    var repeatedIdempotentCalls = 0
-    var tornTails = 0
+    /// Every round's counts, added up (its `window` is the last round's).
+    var counts = SoakRound.Summary()
+    var kills: Int { counts.kills }
 
     mutating func add(_ round: SoakRound.Summary) {
         rounds += 1
-        kills += round.kills
-        launches += round.launches
-        runs += round.runs
-        postsInDoubt += round.postsInDoubt
-        repeatedIdempotentCalls += round.repeatedIdempotentCalls
-        tornTails += round.tornTails
+        counts.kills += round.kills
+        counts.launches += round.launches
+        counts.runs += round.runs
+        counts.postsInDoubt += round.postsInDoubt
+        counts.repeatedIdempotentCalls += round.repeatedIdempotentCalls
+        counts.tornTails += round.tornTails
+        counts.window = round.window
     }
 
     var description: String {
-        "\(kills) kills in \(rounds) rounds (\(launches) launches, \(runs) runs), \(postsInDoubt) posts left in doubt "
-            + "and not repeated, \(repeatedIdempotentCalls) idempotent calls repeated with the same key, "
-            + "\(tornTails) torn journal tails dropped"
+        "\(counts.kills) kills in \(rounds) rounds (\(counts.launches) launches, \(counts.runs) runs), "
+            + "\(counts.postsInDoubt) posts left in doubt and not repeated, \(counts.repeatedIdempotentCalls) "
+            + "idempotent calls repeated with the same key, \(counts.tornTails) torn journal tails dropped"
     }
 }
 

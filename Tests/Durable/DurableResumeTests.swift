@@ -16,7 +16,7 @@ private struct PhotoState: Equatable, Sendable, Codable {
     var error: String?
 }
 
-private struct Draft: Codable, Sendable {
+private struct Draft: Codable, Sendable, Equatable {
     var photo: String
 }
 
@@ -49,14 +49,6 @@ private let photoReducer = Reducer<PhotoState>.combine(
     },
     .on(PostFailed.self) { state, action in state.error = action.reason })
 
-/// Every call a launch's stubs answered, with the key each one carried.
-private final class Calls: Sendable {
-    private let calls = LockedValue<[(String, IdempotencyKey?)]>([])
-    func append(_ name: String, _ key: IdempotencyKey?) { calls.withLock { $0.append((name, key)) } }
-    var names: [String] { calls.withLock { $0.map(\.0) } }
-    var keys: [IdempotencyKey?] { calls.withLock { $0.map(\.1) } }
-}
-
 private let uploadKey = IdempotencyKey(runID: "post-42", node: "upload")
 private let postKey = IdempotencyKey(runID: "post-42", node: "post")
 
@@ -64,8 +56,9 @@ private let postKey = IdempotencyKey(runID: "post-42", node: "post")
 /// stubs that log their calls.
 private struct Launch {
     let store: TestStore<PhotoState>
+    let journal: any RunJournal
     let durable: DurableRuns<PhotoState>
-    let calls = Calls()
+    let calls = CallLog()
 
     init(
         journal: any RunJournal, state: PhotoState = PhotoState(), marks: DurableMarks = DurableMarks(),
@@ -76,6 +69,7 @@ private struct Launch {
         store = TestStore(
             initialState: state, reducer: photoReducer, dependencies: Dependencies(), exhaustivity: .off,
             durableMarks: marks)
+        self.journal = journal
         durable = DurableRuns(store: store.store, journal: journal)
         let calls = self.calls
         store.stub(UploadPhoto.self) { action, context in
@@ -142,6 +136,65 @@ private func killed(
     try await first.publish()
     #expect(journal.hasStopped, "the first launch reached \(point)")
     return (journal.reopened(), try persisted.state(), try persisted.durableMarks(), first)
+}
+
+/// Runs `body` with a launch on the journal `makeJournal` makes (given a fresh folder), whose whole
+/// state a durable persistence saves with its marks to `stateFile` in that folder (removed
+/// afterwards). Timed writes wait an hour: the state is saved when the test flushes it, or when a
+/// durable `start` saves it.
+private func withSavedLaunch(
+    journal makeJournal: (URL) throws -> any RunJournal,
+    _ body: (_ launch: Launch, _ persistence: StatePersistence, _ stateFile: URL) async throws -> Void
+) async throws {
+    try await withJournalFolderAsync { folder in
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let stateFile = folder.appendingPathComponent("state.json")
+        let journal = try makeJournal(folder)
+        let launch = Launch(journal: journal)
+        let persistence = StatePersistence(
+            durableStore: launch.store.store, url: stateFile, debounce: .seconds(3600))
+        try await body(launch, persistence, stateFile)
+    }
+}
+
+/// The state a durable persistence saved in `file` (the default state if there is none).
+private func savedState(_ file: URL) -> PhotoState {
+    StatePersistence.restoreDurable(from: file, default: PhotoState()).state
+}
+
+/// A journal that fails the first append of the record `fails` picks, and passes everything else on.
+private final class FailsOnce: RunJournal {
+    private let journal: any RunJournal
+    private let fails: @Sendable (JournalRecord) -> Bool
+    private let failed = LockedValue(false)
+
+    init(_ journal: any RunJournal, fails: @escaping @Sendable (JournalRecord) -> Bool) {
+        self.journal = journal
+        self.fails = fails
+    }
+
+    func append(_ record: JournalRecord, to runID: String) throws(JournalError) {
+        if fails(record), !failed.withLock({ $0 }) {
+            failed.withLock { $0 = true }
+            throw .noSpace(path: "memory", reason: "full (a test's fault)")
+        }
+        try journal.append(record, to: runID)
+    }
+
+    func loadUnfinishedRuns() throws(JournalError) -> JournalContents { try journal.loadUnfinishedRuns() }
+    func removeRun(_ runID: String) throws(JournalError) { try journal.removeRun(runID) }
+}
+
+/// The parameters a run's start record carries.
+private func parameters(_ record: JournalRecord) -> Draft? {
+    guard case .runStarted(_, _, let data, _, _, _) = record else { return nil }
+    return try? JSONDecoder().decode(Draft.self, from: data)
+}
+
+extension JournalRecord {
+    fileprivate var isRunStarted: Bool {
+        if case .runStarted = self { true } else { false }
+    }
 }
 
 @Suite("Durable runs: resume on launch")
@@ -470,12 +523,8 @@ struct DurableResumeTests {
 
     @Test("with durable persistence, a cancelled run leaves the journal once a saved state holds what it applied")
     func cancelledRunWaitsForTheSave() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            let first = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: first.store.store, url: url, debounce: .seconds(3600))
+        let journal = InMemoryRunJournal()
+        try await withSavedLaunch(journal: { _ in journal }) { first, persistence, _ in
             let held = first.store.hold(CreatePost.self)
             try await withDeadline(10, "a cancelled durable run") {
                 let run = try await first.durable.start("publish", runID: "post-42", parameters: Draft(photo: "p.jpg"))
@@ -526,12 +575,8 @@ struct DurableResumeTests {
 
     @Test("with durable persistence, a finished run leaves the journal only once a saved state holds its sync work")
     func finishedRunWaitsForTheSave() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            let launch = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: launch.store.store, url: url, debounce: .seconds(3600))
+        let journal = InMemoryRunJournal()
+        try await withSavedLaunch(journal: { _ in journal }) { launch, persistence, stateFile in
             try await launch.publish()
             #expect(launch.store.state.postID == 7, "the run ended")
             #expect(
@@ -540,23 +585,117 @@ struct DurableResumeTests {
             try persistence.flush()
             await launch.durable.flush()
             #expect(journal.runs.isEmpty, "saved: the run leaves the journal")
-            let (saved, _, _) = StatePersistence.restoreDurable(from: url, default: PhotoState())
-            #expect(saved.timesApplied == 1)
+            #expect(savedState(stateFile).timesApplied == 1)
         }
+    }
+
+    /// Where a test keeps its journal: in memory, or in files.
+    enum JournalKind: String, CustomTestStringConvertible, CaseIterable {
+        case memory, file
+        var testDescription: String { rawValue }
+
+        func make(in folder: URL) throws -> any RunJournal {
+            switch self {
+            case .memory: InMemoryRunJournal()
+            case .file: try FileRunJournal(folder: folder.appendingPathComponent("runs", isDirectory: true))
+            }
+        }
+    }
+
+    @Test(
+        "a run id started again before the save that lets its last run leave the journal: the state is saved, the old run leaves, the new one keeps its records",
+        arguments: JournalKind.allCases)
+    func runIDReusedBeforeTheSave(kind: JournalKind) async throws {
+        try await withSavedLaunch(journal: kind.make(in:)) { launch, persistence, stateFile in
+            let journal = launch.journal
+            try await launch.publish()
+            #expect(try journal.loadUnfinishedRuns().runs.map(\.runID) == ["post-42"], "the first run waits for a save")
+
+            let held = launch.store.hold(CreatePost.self)
+            try await withDeadline(10, "the second run of post-42") {
+                let run = try await launch.durable.start("publish", runID: "post-42", parameters: Draft(photo: "b.jpg"))
+                _ = try await held.nextCall()
+                for await state in launch.store.store.states() where state.timesShown == 2 { break }
+                await launch.durable.flush()  // the show's record, queued behind the post's start
+                #expect(
+                    savedState(stateFile).timesApplied == 1, "start saved the state holding the first run's sync work")
+                let second = try journal.loadUnfinishedRuns().runs
+                #expect(second.map(\.runID) == ["post-42"])
+                #expect(second.first?.records.filter(\.isRunStarted).count == 1, "the old run's records left")
+                #expect(second.first?.records.first.map(parameters) == Draft(photo: "b.jpg"))
+
+                // Saving again must not remove the new run, in flight: a kill now resumes it.
+                try persistence.flush()
+                await launch.durable.flush()
+                #expect(try journal.loadUnfinishedRuns().runs == second)
+
+                held.respond(with: 8)
+                await run.wait()
+            }
+            try persistence.flush()
+            await launch.durable.flush()
+            #expect(try journal.loadUnfinishedRuns().runs.isEmpty)
+            #expect(savedState(stateFile).postID == 8 && savedState(stateFile).timesApplied == 2)
+        }
+    }
+
+    @Test(
+        "a run id whose last run waits for a save that cannot happen is refused with a clear error; nothing of it runs")
+    func runIDReusedWhileTheSaveCannotHappen() async throws {
+        let journal = InMemoryRunJournal()
+        try await withSavedLaunch(journal: { _ in journal }) { launch, persistence, _ in
+            try await launch.publish()
+            let before = journal.runs
+            persistence.stop()
+
+            await #expect(
+                throws: DurableRunError.runEndNotSaved("post-42", reason: "its StatePersistence was stopped")
+            ) {
+                try await launch.publish()
+            }
+            #expect(journal.runs == before, "the first run's records, untouched")
+            #expect(launch.calls.names == ["upload", "post"], "the second run called nothing")
+        }
+    }
+
+    @Test("without durable persistence, a run id can be started again as soon as its last run ended")
+    func runIDReusedWithoutPersistence() async throws {
+        let journal = InMemoryRunJournal()
+        let launch = Launch(journal: journal)
+        try await launch.publish()
+        try await launch.publish()
+        #expect(launch.calls.names == ["upload", "post", "upload", "post"])
+        #expect(launch.store.state.timesApplied == 2)
+        #expect(journal.runs.isEmpty)
+    }
+
+    @Test("a run kept in the journal because a record is missing is not appended to: its id is refused until removed")
+    func runKeptInTheJournalIsNotReused() async throws {
+        let journal = InMemoryRunJournal()
+        let launch = Launch(
+            journal: FailsOnce(journal) { $0 == .attemptStarted(node: "post", attempt: 1, key: postKey) })
+        try await launch.publish()
+        #expect(launch.store.state.error != nil, "the post could not be journaled, so it was not called")
+        let kept = journal.runs
+        #expect(kept.map(\.runID) == ["post-42"], "kept for the app to decide")
+
+        await #expect(throws: DurableRunError.runNotResumed("post-42")) { try await launch.publish() }
+        #expect(journal.runs == kept, "nothing appended to the kept run")
+
+        try journal.removeRun("post-42")
+        try await launch.publish()
+        #expect(launch.store.state.timesApplied == 1)
+        #expect(journal.runs.isEmpty)
     }
 
     @Test("StatePersistence saves the marks with the state, and restores both")
     func persistenceKeepsMarksWithTheState() async throws {
-        try await withJournalFolderAsync { folder in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let url = folder.appendingPathComponent("state.json")
-            let journal = InMemoryRunJournal()
-            journal.stop(at: .syncApplied(node: "show"))
-            let first = Launch(journal: journal)
-            let persistence = StatePersistence(durableStore: first.store.store, url: url)
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .syncApplied(node: "show"))
+        try await withSavedLaunch(journal: { _ in journal }) { first, persistence, stateFile in
             try await first.publish()
             try persistence.flush()
-            let (state, marks, error) = StatePersistence.restoreDurable(from: url, default: PhotoState())
+            let (state, marks, error) = StatePersistence.restoreDurable(from: stateFile, default: PhotoState())
             #expect(error == nil)
             #expect(state == first.store.state)
             #expect(

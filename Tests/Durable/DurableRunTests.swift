@@ -37,14 +37,6 @@ private struct ApplyPost: Action {
     let id: Int
 }
 
-/// Every call of an async node's `run`, with the key its context carried.
-private final class CallLog: Sendable {
-    private let calls = LockedValue<[(String, IdempotencyKey?)]>([])
-    func append(_ name: String, _ key: IdempotencyKey?) { calls.withLock { $0.append((name, key)) } }
-    var names: [String] { calls.withLock { $0.map(\.0) } }
-    var keys: [IdempotencyKey?] { calls.withLock { $0.map(\.1) } }
-}
-
 /// A journal in memory that records every append and removal, and fails the appends it is told to.
 private final class MemoryJournal: RunJournal {
     enum Entry: Equatable {
@@ -73,6 +65,16 @@ private final class MemoryJournal: RunJournal {
     }
 }
 
+extension ActionGraph<PostState> {
+    /// The upload of `photo`, labelled "upload", durable: in doubt, it runs again with the same key.
+    fileprivate mutating func durableUpload(_ photo: String, calls: CallLog) -> Node<String> {
+        let upload = run(Upload(photo: photo, calls: calls))
+        setLabel("upload", for: upload)
+        setDurable(upload, inDoubt: .rerunWithSameKey)
+        return upload
+    }
+}
+
 private let postReducer = Reducer<PostState>.on(ApplyPost.self) { state, action in state.postID = action.id }
 
 /// The store, its durable runs, and the graph "post" registered: upload -> post -> apply.
@@ -81,9 +83,7 @@ private func makePostRuns(journal: any RunJournal, calls: CallLog) -> (Store<Pos
     let runs = DurableRuns(store: store, journal: journal)
     runs.register("post", parameters: PostParameters.self) { parameters in
         var graph = ActionGraph<PostState>()
-        let upload = graph.run(Upload(photo: parameters.photo, calls: calls))
-        graph.setLabel("upload", for: upload)
-        graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+        let upload = graph.durableUpload(parameters.photo, calls: calls)
         let post = graph.run(after: upload) { url in CreatePost(url: url, calls: calls) }
         graph.setLabel("post", for: post)
         graph.setDurable(post, inDoubt: .failInDoubt)
@@ -153,9 +153,7 @@ struct DurableRunTests {
             let calls = CallLog()
             runs.register("peek", parameters: PostParameters.self) { parameters in
                 var graph = ActionGraph<PostState>()
-                let upload = graph.run(Upload(photo: parameters.photo, calls: calls))
-                graph.setLabel("upload", for: upload)
-                graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+                let upload = graph.durableUpload(parameters.photo, calls: calls)
                 let peek = graph.run(after: upload) { _ in
                     PeekJournal(journal: journal, seen: seen)
                 }
@@ -329,9 +327,7 @@ struct DurableRunWorkCounterTests {
         let calls = CallLog()
         runs.register("post", parameters: PostParameters.self) { parameters in
             var graph = ActionGraph<PostState>()
-            let upload = graph.run(Upload(photo: parameters.photo, calls: calls))
-            graph.setLabel("upload", for: upload)
-            graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+            let upload = graph.durableUpload(parameters.photo, calls: calls)
             graph.setLabel("apply", for: graph.send(after: upload) { _ in ApplyPost(id: 1) })
             return graph
         }

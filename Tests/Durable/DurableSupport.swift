@@ -9,6 +9,15 @@ import Testing
     import Darwin
 #endif
 
+/// Every call of a durable graph's async nodes (run, or answered by a stub), with the idempotency
+/// key its context carried, in the order they were made.
+final class CallLog: Sendable {
+    private let calls = LockedValue<[(String, IdempotencyKey?)]>([])
+    func append(_ name: String, _ key: IdempotencyKey?) { calls.withLock { $0.append((name, key)) } }
+    var names: [String] { calls.withLock { $0.map(\.0) } }
+    var keys: [IdempotencyKey?] { calls.withLock { $0.map(\.1) } }
+}
+
 /// A fresh folder under the temporary directory for one test, removed afterwards.
 func withJournalFolder<T>(_ body: (URL) throws -> T) throws -> T {
     let parent = FileManager.default.temporaryDirectory

@@ -82,6 +82,9 @@ final class DurableMarksTable: Sendable {
         var savedThrough: UInt64 = 0
         /// Work waiting for a state of at least this commit count to be on disk.
         var waiting: [(through: UInt64, then: @Sendable () -> Void)] = []
+        /// Writes the newest state now, one per durable persistence attached; each returns why it
+        /// could not, or `nil`.
+        var savers: [@Sendable () -> String?] = []
     }
 
     init(_ restored: DurableMarks) {
@@ -113,9 +116,19 @@ final class DurableMarksTable: Sendable {
         }
     }
 
-    /// A durable ``StatePersistence`` saves this store's state from now on.
-    func persistenceAttached() {
-        saves.withLock { $0.isPersisted = true }
+    /// A durable ``StatePersistence`` saves this store's state from now on; `save` writes its
+    /// newest state now, and returns why it could not, or `nil`.
+    func persistenceAttached(save: @escaping @Sendable () -> String?) {
+        saves.withLock { saves in
+            saves.isPersisted = true
+            saves.savers.append(save)
+        }
+    }
+
+    /// Has every durable persistence write its newest state now (no lock held: it encodes the app's
+    /// state and calls its writer), which runs the work waiting for it; why any could not.
+    func saveNow() -> [String] {
+        saves.withLock { $0.savers }.compactMap { $0() }
     }
 
     /// The state after commit `commitCount`, with its marks, is on disk: runs what waited for it.

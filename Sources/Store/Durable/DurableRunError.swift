@@ -17,6 +17,12 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
     /// first; a run it did not resume (see ``DurableResumeReport/notResumed``) is started again only
     /// once the app has removed it from the journal (``RunJournal/removeRun(_:)``).
     case runNotResumed(String)
+    /// The previous run with this id ended, but has not left the journal: with a durable
+    /// ``StatePersistence``, a run leaves it only once a saved state holds its sync work, and the
+    /// state could not be saved now (`reason`: the persistence was stopped or released, or its
+    /// write failed). A new run under the id would share the old run's records, so it did not
+    /// start; start it again once the state is saved (``StatePersistence/flush()``).
+    case runEndNotSaved(String, reason: String)
     /// The parameters of the graph `graph` could not be encoded or decoded back.
     case parametersNotEncodable(graph: String, reason: String)
     /// The response of the node `node` could not be encoded: the node fails, and the journal says
@@ -57,6 +63,8 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
             "a durable run \"\(runID)\" is already in flight"
         case .runNotResumed(let runID):
             "the journal holds an unfinished durable run \"\(runID)\" that this launch has not resumed; call resumeUnfinished() first (a run it does not resume starts again only once removed from the journal)"
+        case .runEndNotSaved(let runID, let reason):
+            "the durable run \"\(runID)\" ended, but leaves the journal only once a saved state holds its sync work, and \(reason); a new run under its id starts once the state is saved (StatePersistence.flush())"
         case .parametersNotEncodable(let graph, let reason):
             "the parameters of the durable graph \"\(graph)\" could not be encoded and decoded back: \(reason)"
         case .responseNotEncodable(let node, let reason):

@@ -13,8 +13,19 @@ final class DurableRunJournal: Sendable {
     private let writer: JournalWriter
     private let marks: DurableMarksTable
     private let state = LockedValue(Flags())
-    /// Called once, when the run ends (it frees the run id).
-    private let onEnd: @Sendable () -> Void
+    /// Told when the run ended and waits to leave the journal, then once it left it or is kept
+    /// there (the run id is held until then).
+    private let onEnd: @Sendable (EndStep) -> Void
+
+    /// Where a run that ended stands with the journal.
+    enum EndStep: Sendable, Equatable {
+        /// Every node ended; the run's end is queued, or waits for a saved state to be.
+        case waitingToLeave
+        /// Recorded finished and removed.
+        case leftJournal
+        /// Left in the journal unfinished (a record is missing, or the store was released).
+        case keptInJournal
+    }
 
     /// What a resumed run takes over from the launches before: the nodes that ended, and where
     /// each node's attempts stand.
@@ -44,7 +55,7 @@ final class DurableRunJournal: Sendable {
 
     init(
         runID: String, instance: UInt64, layout: DurableLayout, resumed: Resumed = Resumed(),
-        writer: JournalWriter, marks: DurableMarksTable, onEnd: @escaping @Sendable () -> Void
+        writer: JournalWriter, marks: DurableMarksTable, onEnd: @escaping @Sendable (EndStep) -> Void
     ) {
         self.runID = runID
         self.instance = instance
@@ -186,24 +197,33 @@ final class DurableRunJournal: Sendable {
     /// unless the store was released (a relaunch resumes it) or an append failed (the app decides).
     /// When a durable ``StatePersistence`` saves the state, this waits until a saved state holds the
     /// run's sync work: a kill before that save resumes the run and applies what the state lacks.
+    /// The run id stays taken until the run has left the journal (or is kept in it), so a new run
+    /// under it never appends to this run's records (see ``DurableRuns/start(_:runID:parameters:)``).
     func finished() {
         let (first, cancelled) = state.withLock { flags in
             defer { flags.ended = true }
             return (!flags.ended, flags.cancelled)
         }
         guard first else { return }
-        onEnd()
         let runID = self.runID
         let instance = self.instance
-        marks.whenSaved(runID: runID, instance: instance) { [writer, state, marks] in
+        marks.whenSaved(runID: runID, instance: instance) { [writer, state, marks, onEnd] in
             writer.enqueue("the end of run \"\(runID)\"") { journal throws(JournalError) in
                 let keep = state.withLock { $0.appendFailed || $0.storeReleased }
-                guard !keep || cancelled else { return }
-                try journal.append(.runFinished, to: runID)
-                state.withLock { $0.closed = true }
-                try journal.removeRun(runID)
+                guard !keep || cancelled else { return onEnd(.keptInJournal) }
+                do throws(JournalError) {
+                    try journal.append(.runFinished, to: runID)
+                    state.withLock { $0.closed = true }
+                    try journal.removeRun(runID)
+                } catch {
+                    onEnd(.keptInJournal)
+                    throw error
+                }
                 marks.remove(runID: runID, instance: instance)
+                onEnd(.leftJournal)
             }
         }
+        // After `whenSaved`: a `start` that sees the run ending and saves the state finds its end queued.
+        onEnd(.waitingToLeave)
     }
 }

@@ -79,7 +79,7 @@ extension DurableRuns {
         guard layout.fingerprint == fingerprint else {
             throw .graphChanged(graph: name, journaled: fingerprint, current: layout.fingerprint)
         }
-        guard active.withLock({ $0.insert(runID).inserted }) else { throw .runAlreadyActive(runID) }
+        guard claim(runID, instance: instance) else { throw .runAlreadyActive(runID) }
         unresumed.withLock { _ = $0?.remove(runID) }
         let history = NodeHistory.read(journalRun.records, labels: layout.labels)
         var resumed = DurableRunJournal.Resumed()

@@ -21,7 +21,10 @@ import Foundation
 ///   started, with key K" on disk; after it, the response (as JSON) or the error's description;
 /// - each attempt's ``ActionContext/idempotencyKey`` is the same for every attempt of a node;
 /// - each applied sync node is journaled with the store's commit count, in order;
-/// - when every node ended, the run is recorded finished and removed from the journal;
+/// - when every node ended, the run is recorded finished and removed from the journal (with a
+///   durable ``StatePersistence``, once a saved state holds its sync work); a run id can then be
+///   started again: ``start(_:runID:parameters:)`` with the id of a run that ended but waits for
+///   that save saves the state first, and starts the new run once the old one left the journal;
 /// - a journal that fails never crashes or hangs the store: a run that cannot record its start
 ///   does not start (``start(_:runID:parameters:)`` throws), a node whose attempt cannot be
 ///   recorded fails with ``DurableRunError/journalFailed(node:_:)`` (its dependents are skipped),
@@ -34,7 +37,9 @@ public final class DurableRuns<State: Sendable>: Sendable {
     let core: StoreCore<State>
     let writer: JournalWriter
     private let builders = LockedValue<[String: Build]>([:])
-    let active = LockedValue<Set<String>>([])
+    /// The run ids in use in this launch: a run holds its id from its start until it has left the
+    /// journal, since a new run's records must never mix with an earlier run's, nor go with its removal.
+    let active = LockedValue<[String: RunIDUse]>([:])
     /// The ids of the unfinished runs the journal held when this launch first read it, less those
     /// this launch resumed; `nil` until the first read (by `start` or `resumeUnfinished`).
     let unresumed = LockedValue<Set<String>?>(nil)
@@ -75,9 +80,17 @@ public final class DurableRuns<State: Sendable>: Sendable {
     /// - Throws: ``DurableRunError``: an unknown name, parameters that do not encode, a graph with
     ///   a missing or duplicate label or an undeclared async node, a run id already in flight, a
     ///   run id the journal holds unfinished that this launch has not resumed
-    ///   (``DurableRunError/runNotResumed(_:)``: call ``resumeUnfinished()`` first), or a journal
-    ///   that could not be read or record the start (then nothing ran). The first call reads the
-    ///   journal once, unless ``resumeUnfinished()`` already did.
+    ///   (``DurableRunError/runNotResumed(_:)``: call ``resumeUnfinished()`` first), a run id whose
+    ///   previous run ended but cannot leave the journal because the state cannot be saved
+    ///   (``DurableRunError/runEndNotSaved(_:reason:)``), or a journal that could not be read or
+    ///   record the start (then nothing ran). The first call reads the journal once, unless
+    ///   ``resumeUnfinished()`` already did.
+    ///
+    /// A run id can be used again once its run ended (``GraphRun/wait()`` returned). With a durable
+    /// ``StatePersistence``, an ended run leaves the journal only once a saved state holds its sync
+    /// work; a `start` with its id meanwhile saves the state at once (the persistence's write, as
+    /// ``StatePersistence/flush()`` does) and returns once the old run has left the journal, so the
+    /// new run's records are never mixed with the old run's, nor removed with them.
     public func start<Parameters: Codable & Sendable>(
         _ name: String, runID: String, parameters: Parameters
     ) async throws(DurableRunError) -> GraphRun<State> {
@@ -92,10 +105,11 @@ public final class DurableRuns<State: Sendable>: Sendable {
             throw .parametersNotEncodable(graph: name, reason: "\(error)")
         }
         let layout = try DurableLayout(graph)
+        try await waitForEnd(ofEarlierRun: runID)
         try await refuseUnresumed(runID)
-        guard active.withLock({ $0.insert(runID).inserted }) else { throw .runAlreadyActive(runID) }
         // Drawn, not derived: it only tells this run's marks from an earlier run's with the same id.
         let instance = UInt64.random(in: 1...UInt64.max)
+        guard claim(runID, instance: instance) else { throw .runAlreadyActive(runID) }
         do {
             try await writer.append(
                 .runStarted(
@@ -103,10 +117,34 @@ public final class DurableRuns<State: Sendable>: Sendable {
                     instance: instance),
                 to: runID)
         } catch {
-            active.withLock { _ = $0.remove(runID) }
+            active.withLock { _ = $0.removeValue(forKey: runID) }
             throw .journalFailed(node: nil, error)
         }
         return startJournaled(graph, runID: runID, instance: instance, layout: layout)
+    }
+
+    /// Takes `runID` for the run `instance`, unless a run of this launch holds it.
+    func claim(_ runID: String, instance: UInt64) -> Bool {
+        active.withLock { active in
+            guard active[runID] == nil else { return false }
+            active[runID] = RunIDUse(instance: instance)
+            return true
+        }
+    }
+
+    /// If the run that held `runID` ended and waits for a saved state to leave the journal, saves
+    /// the state now and returns once that run has left it (at once without a durable persistence:
+    /// its end is queued already). Throws ``DurableRunError/runEndNotSaved(_:reason:)`` if the
+    /// state could not be saved, so the old run is still in the journal.
+    private func waitForEnd(ofEarlierRun runID: String) async throws(DurableRunError) {
+        guard active.withLock({ $0[runID]?.ending == true }) else { return }
+        // A save of a state holding the run's sync work queues its end (`DurableMarksTable.whenSaved`)
+        // before it returns; the flush then waits for that end behind every earlier record.
+        let reasons = core.durableMarks.saveNow()
+        await writer.flush()
+        guard active.withLock({ $0[runID]?.ending == true }) else { return }
+        throw .runEndNotSaved(
+            runID, reason: reasons.isEmpty ? "no saved state holds its sync work yet" : reasons.joined(separator: "; "))
     }
 
     /// Throws ``DurableRunError/runNotResumed(_:)`` if the journal holds `runID` unfinished and
@@ -138,10 +176,24 @@ public final class DurableRuns<State: Sendable>: Sendable {
         let journal = DurableRunJournal(
             runID: runID, instance: instance, layout: layout, resumed: resumed, writer: writer,
             marks: core.durableMarks
-        ) { [active] in
-            active.withLock { _ = $0.remove(runID) }
+        ) { [active, unresumed] step in
+            active.withLock { active in
+                guard active[runID]?.instance == instance else { return }
+                switch step {
+                case .waitingToLeave: active[runID]?.ending = true
+                case .leftJournal, .keptInJournal: active[runID] = nil
+                }
+            }
+            // Kept (a record is missing): a new run under its id would append to it; the app decides.
+            if step == .keptInJournal { unresumed.withLock { _ = $0?.insert(runID) } }
         }
         return core.startGraph(graph, backend: core, durable: journal)
+    }
+
+    /// Which run holds a run id, and whether it ended and only waits to leave the journal.
+    struct RunIDUse {
+        let instance: UInt64
+        var ending = false
     }
 
     /// The builder registered as `name`.

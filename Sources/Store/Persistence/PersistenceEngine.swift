@@ -99,6 +99,18 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
         if let failure { throw failure }
     }
 
+    /// Writes the newest state now if it changed, as ``writeIfChanged()`` does; why it could not
+    /// (the persistence stopped, or the write failed), or `nil`.
+    func writeNow() -> String? {
+        if pending.withLock({ $0.stopped }) { return "its StatePersistence was stopped" }
+        do {
+            try writeIfChanged()
+            return nil
+        } catch {
+            return "the state could not be saved: \(error)"
+        }
+    }
+
     /// Encodes and writes `state`; the error, if either step failed.
     private func write(_ state: State) -> PersistenceError? {
         do {

@@ -132,7 +132,12 @@ public final class StatePersistence: Sendable {
             didWrite: { [marks = store.core.durableMarks] snapshot in marks.saved(through: snapshot.commitCount) })
         self.engine = engine
         let core = store.core
-        core.durableMarks.persistenceAttached()
+        // A durable run's `start` saves now rather than wait for the debounce when the run id's
+        // previous run waits for a save to leave the journal.
+        core.durableMarks.persistenceAttached { [weak engine] in
+            guard let engine else { return "its StatePersistence was released" }
+            return engine.writeNow()
+        }
         // Called on the thread that committed, before anything else is applied: the marks and the
         // commit count read here are exactly those of `state`.
         self.subscription = store.subscribe { [core] state in
