@@ -264,14 +264,14 @@ struct RunStateMachine {
     /// An async node ended after `attempts` attempts, with its response (`nil` for `Void`) or its
     /// error. Ignored when the node was cancelled meanwhile.
     mutating func asyncFinished(
-        _ node: Int, _ result: Result<(any Sendable)?, any Error>, attempts: Int,
+        _ node: Int, _ result: consuming Result<(any Sendable)?, any Error>, attempts: Int,
         now: Duration
     ) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard nodes[node].status == .running, phase == .running else { return effects }
         if attempts > 1 { retriedAttempts[node] = attempts }
-        switch result {
+        switch consume result {
         case .success(let response):
             if let response {
                 if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
