@@ -342,7 +342,8 @@ public final class GraphRun<State: Sendable>: Sendable {
     ///   `nil` when the task is done.
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
         let body = storage.bodies[node]
-        let prerequisites: ArraySlice<Int>? = if case .async = body { storage.prerequisites(of: node) } else { nil }
+        let prerequisites: ArraySlice<Int>? =
+            if case .async(_, _, readsResponses: true) = body { storage.prerequisites(of: node) } else { nil }
         // Whether the node may still run, its inputs, and whether the run is observed, in one look:
         // a recorder is set before the run's first event, so whether there is one never changes
         // while a node runs.
@@ -353,7 +354,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         guard let start else { return nil }
         let operation: @Sendable () async throws -> ResponseSlot
         switch body {
-        case .async(let bind, _):
+        case .async(let bind, _, _):
             var inputs = start.inputs ?? NodeInputs(responses: [])
             if let durable, let codec = storage.settings[node]?.durable {
                 inputs.idempotencyKey = durable.key(of: node)
