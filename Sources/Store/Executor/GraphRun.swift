@@ -389,10 +389,11 @@ public final class GraphRun<State: Sendable>: Sendable {
         var next: Int?
         perform(
             protected.withLock { protected in
-                var performable = protected.handle(insidePipeline: false) {
-                    $0.asyncFinished(node, result, attempts: attempts, now: now)
+                let handsOn = protected.holdsTask(of: node)
+                let performable = protected.handle(insidePipeline: false) {
+                    $0.asyncFinished(node, result, attempts: attempts, now: now, handsOn: handsOn)
                 }
-                next = protected.handOn(from: node, &performable)
+                next = protected.handOn(from: node, to: performable.effects.handedOn)
                 return performable
             })
         guard let next else { return nil }
@@ -486,17 +487,18 @@ private struct Protected {
             resume: resume, holdsWaiters: holdsWaiters, observed: recorder != nil)
     }
 
-    /// After `node`'s task ended it: picks one async node that the end released for the same task to
-    /// run next, instead of a task of its own, and moves the task's handle to it, so that `cancel()`
-    /// reaches whichever node the task runs. Returns `nil` (every released node gets a task, and the
-    /// finished node's handle is dropped) when the handle was not stored yet (the task outran
-    /// `startAsync`: a handle stored late must not be taken for the next node's), or when the end
-    /// also needs the pipeline (this task applies that sync work first; the next node must not wait
-    /// for it).
-    mutating func handOn(from node: Int, _ performable: inout Performable) -> Int? {
-        guard !tasks.isEmpty, let task = tasks[node].take() else { return nil }
-        guard !performable.effects.schedule, !performable.effects.startAsync.isEmpty else { return nil }
-        let next = performable.effects.startAsync.removeFirst()
+    /// Whether the shell holds the handle of `node`'s task: only then may the task run a node its
+    /// end releases (a task that outran `startAsync` has no handle yet, and a handle stored late
+    /// must not be taken for the next node's).
+    func holdsTask(of node: Int) -> Bool {
+        !tasks.isEmpty && tasks[node] != nil
+    }
+
+    /// After `node`'s task ended it: moves the task's handle to `next`, the node the machine handed
+    /// on to the same task, so that `cancel()` reaches whichever node the task runs. Returns `next`;
+    /// `nil` (the finished node's handle is dropped) when nothing was handed on.
+    mutating func handOn(from node: Int, to next: Int?) -> Int? {
+        guard !tasks.isEmpty, let task = tasks[node].take(), let next else { return nil }
         tasks[next] = task
         return next
     }
@@ -572,7 +574,7 @@ private struct NodeGate: AttemptGate {
 
 /// An event's effects, with the tasks and continuations they name.
 private struct Performable {
-    var effects: RunStateMachine.Effects
+    let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
     let resume: [Parked<Void, Never>]
     /// The waiters were held until the pipeline's exit, and the store must be told (the first time).
