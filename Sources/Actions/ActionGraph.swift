@@ -139,7 +139,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         addNode(
             .async(
                 { inputs, backend in Self.backend(backend).nodeWork(action, key: inputs.idempotencyKey) },
-                ActionType(A.self)),
+                ActionType(A.self), readsResponses: false),
             after: prerequisites)
     }
 
@@ -167,7 +167,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
                     var position = 0
                     return Self.backend(backend).nodeWork(
                         make(repeat inputs.next((each R).self, &position)), key: inputs.idempotencyKey)
-                }, ActionType(A.self)))
+                }, ActionType(A.self), readsResponses: true))
     }
 
     /// Adds an async action built, when the node starts, from the store's state at that moment and
@@ -200,7 +200,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
                     return backend.nodeWork(
                         make(backend.currentState, repeat inputs.next((each R).self, &position)),
                         key: inputs.idempotencyKey)
-                }, ActionType(A.self)))
+                }, ActionType(A.self), readsResponses: true))
     }
 
     // MARK: Delays and joins

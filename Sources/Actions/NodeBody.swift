@@ -11,8 +11,9 @@ enum NodeBody: Sendable {
     /// state-built node, the state: the closure casts the run back, as async bodies do).
     case makeAction(@Sendable (NodeInputs, AnyObject) -> any Action, ActionType)
     /// An async action, built from the prerequisites' responses when the node starts, bound to the
-    /// store that runs it.
-    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
+    /// store that runs it. `readsResponses` is false for an action given when the graph was built,
+    /// which waits on its prerequisites for their order only: the run then collects no responses.
+    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType, readsResponses: Bool)
     /// A wait on the store's clock.
     case delay(Duration)
     /// A wait on work that is already running in the store.
@@ -38,7 +39,7 @@ enum NodeBody: Sendable {
     var defaultLabel: String {
         switch self {
         case .action(let action): String(describing: type(of: action))
-        case .makeAction(_, let type), .async(_, let type): type.name
+        case .makeAction(_, let type), .async(_, let type, _): type.name
         case .delay(let duration): "delay \(duration)"
         case .join(_, let type): "join \(type.name)"
         }

@@ -55,6 +55,30 @@ struct RunStateMachineTests {
         #expect(machine.takeSyncItem(now: Self.at(5)) == .node(1))
     }
 
+    @Test("an end offered to hand on names the first async node it starts; the others get tasks of their own")
+    func handOnNamesTheFirstStartedNode() {
+        var machine = Self.machine([(false, []), (false, [0]), (false, [0])])
+        _ = machine.start(now: .zero)
+        let effects = machine.asyncFinished(0, .success(nil), attempts: 1, now: Self.at(1), handsOn: true)
+        #expect(effects.handedOn == 1)
+        #expect(effects.startAsync == [2])
+        var plain = Self.machine([(false, []), (false, [0]), (false, [0])])
+        _ = plain.start(now: .zero)
+        let unoffered = plain.asyncFinished(0, .success(nil), attempts: 1, now: Self.at(1))
+        #expect(unoffered.handedOn == nil)
+        #expect(unoffered.startAsync == [1, 2])
+    }
+
+    @Test("an end that also needs the pipeline hands nothing on: the task applies that sync work first")
+    func handOnYieldsToScheduledSyncWork() {
+        var machine = Self.machine([(false, []), (false, [0]), (true, [0])])
+        _ = machine.start(now: .zero)
+        let effects = machine.asyncFinished(0, .success(nil), attempts: 1, now: Self.at(1), handsOn: true)
+        #expect(effects.schedule)
+        #expect(effects.handedOn == nil)
+        #expect(effects.startAsync == [1], "back in startAsync, in the order it was released")
+    }
+
     @Test("work queued in the store goes first: the run yields and stays scheduled")
     func yieldKeepsTheRunScheduled() {
         var machine = Self.machine([(true, []), (true, []), (false, []), (true, [2])])

@@ -8,7 +8,7 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node",
         "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
         "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
-        "graph-sync", "graph-async",
+        "graph-sync", "graph-async", "chain", "chain-by-hand", "fan", "fan-by-hand",
     ]
     guard let name = arguments.first, cases.contains(name) else {
         print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
@@ -69,6 +69,16 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         reduce(opaque(handWrittenTwentyCases()), opaque(Case1(amount: 1)), count)
     case "by-hand-last":
         reduce(opaque(handWrittenTwentyCases()), opaque(Case20(amount: 1)), count)
+    case "chain":
+        for _ in 0..<count {
+            blackhole(await store.dispatch(asyncChain(targetChainLength, .returnsAtOnce)).wait().count)
+        }
+    case "chain-by-hand":
+        for _ in 0..<count { await callsInOneTask(targetChainLength, .returnsAtOnce, store) }
+    case "fan":
+        for _ in 0..<count { blackhole(await store.dispatch(asyncFan(targetFanWidth)).wait().count) }
+    case "fan-by-hand":
+        for _ in 0..<count { await callsOnATaskEach(targetFanWidth) }
     case "graph-sync":
         blackhole(await store.dispatch(buildSyncGraph(Shape(kind, count: count))).wait().count)
     case "graph-async":

@@ -24,7 +24,15 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// What the graph's nodes see: the store, or the scope the graph was dispatched to.
     let backend: any StoreBackend<State>
     package let graph: ActionGraph<State>
+    /// The graph's nodes, read without the generic wrapper: unspecialized code would look up
+    /// `ActionGraph<State>`'s metadata on every read.
+    private let storage: GraphStorage
     private let protected: LockedValue<Protected>
+    /// The store's clock, its time since creation and its count of work, read from its options
+    /// once per run instead of once per node.
+    private let clock: any Clock<Duration>
+    private let sinceCreation: @Sendable () -> Duration
+    private let workCounter: WorkCounter?
     /// When the run was created, on the store's clock (see `elapsed()`).
     private let createdAt: Duration
     /// What a durable run journals; `nil` for a plain run, which pays one check per node for it.
@@ -39,18 +47,23 @@ public final class GraphRun<State: Sendable>: Sendable {
         self.graph = graph
         self.durable = durable
         let storage = graph.storage
+        self.storage = storage
         let machine = Machine(
-            isSync: storage.bodies.map(\.isSync),
+            isSync: storage.bodies.map { $0.isSync },
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
-        self.protected = LockedValue(Protected(machine: machine, counter: core.options.workCounter))
-        self.createdAt = core.sinceCreation()
+        let options = core.options
+        self.clock = options.clock
+        self.workCounter = options.workCounter
+        self.sinceCreation = core.sinceCreation
+        self.protected = LockedValue(Protected(machine: machine, counter: options.workCounter))
+        self.createdAt = sinceCreation()
     }
 
     /// Time since the run was created, on the store's clock: the times of its report and its events.
     private func elapsed() -> Duration {
-        core.sinceCreation() - createdAt
+        sinceCreation() - createdAt
     }
 
     /// The store is observed: record this run's events. Called before the run's first event; apart
@@ -268,7 +281,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     private func action(for item: Machine.SyncItem) -> (any Action)? {
         switch item {
         case .node(let node):
-            switch graph.storage.bodies[node] {
+            switch storage.bodies[node] {
             case .action(let action):
                 return action
             case .makeAction(let make, _):
@@ -279,19 +292,17 @@ public final class GraphRun<State: Sendable>: Sendable {
             }
         case .fallback(let node):
             let error = protected.withLock { $0.machine.errors[node] }
-            guard let error, let fallback = graph.settings[node]?.fallback else { return nil }
+            guard let error, let fallback = storage.settings[node]?.fallback else { return nil }
             return PureCall.run(.fallbackClosure) { fallback(error) }
         case .cancelAction:
-            return graph.storage.hooks?.cancelAction
+            return storage.hooks?.cancelAction
         }
     }
 
     /// The responses of `node`'s prerequisites, which have all succeeded.
     private func inputs(of node: Int) -> NodeInputs {
-        let prerequisites = graph.storage.prerequisites(of: node)
-        return protected.withLock { protected in
-            NodeInputs(responses: prerequisites.map { protected.machine.response(of: $0) })
-        }
+        let prerequisites = storage.prerequisites(of: node)
+        return protected.withLock { $0.inputs(from: prerequisites) }
     }
 
     // MARK: Async nodes
@@ -299,7 +310,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     /// The task may go on with async nodes that the node's end releases (see `runAsync`).
     private func startAsync(_ node: Int) {
-        let unit = core.options.workCounter.begin(unitName(of: node))
+        let unit = workCounter.begin(unitName(of: node))
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = protected.withLock { protected in
             guard protected.machine.mayRun(node) else { return true }
@@ -311,7 +322,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     private func unitName(of node: Int) -> String {
-        "\(graph.label(of: node)) (node #\(node)) of a run"
+        "\(storage.label(of: node)) (node #\(node)) of a run"
     }
 
     /// A task's whole body: runs `first`, then each node that the one before handed on, one after
@@ -330,12 +341,22 @@ public final class GraphRun<State: Sendable>: Sendable {
     ///   begun (while this node's still counts, so that the store never looks quiet in between);
     ///   `nil` when the task is done.
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
-        guard protected.withLock({ $0.machine.mayRun(node) }) else { return nil }
+        let body = storage.bodies[node]
+        let prerequisites: ArraySlice<Int>? =
+            if case .async(_, _, readsResponses: true) = body { storage.prerequisites(of: node) } else { nil }
+        // Whether the node may still run, its inputs, and whether the run is observed, in one look:
+        // a recorder is set before the run's first event, so whether there is one never changes
+        // while a node runs.
+        let start = protected.withLock { protected -> (inputs: NodeInputs?, isObserved: Bool)? in
+            guard protected.machine.mayRun(node) else { return nil }
+            return (prerequisites.map { protected.inputs(from: $0) }, protected.recorder != nil)
+        }
+        guard let start else { return nil }
         let operation: @Sendable () async throws -> ResponseSlot
-        switch graph.storage.bodies[node] {
-        case .async(let bind, _):
-            var inputs = self.inputs(of: node)
-            if let durable, let codec = graph.settings[node]?.durable {
+        switch body {
+        case .async(let bind, _, _):
+            var inputs = start.inputs ?? NodeInputs(responses: [])
+            if let durable, let codec = storage.settings[node]?.durable {
                 inputs.idempotencyKey = durable.key(of: node)
                 let attempt = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
                 operation = durable.journaled(attempt, node: node, codec: codec)
@@ -343,7 +364,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 operation = PureCall.run(.makeClosure) { bind(inputs, self) }.attempt
             }
         case .delay(let duration):
-            let clock = core.options.clock
+            let clock = self.clock
             operation = {
                 try await clock.sleep(for: duration)
                 return nil
@@ -355,26 +376,28 @@ public final class GraphRun<State: Sendable>: Sendable {
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
-        let settings = graph.settings[node]
+        let settings = storage.settings[node]
         var retry = settings?.retry ?? .never
         if let durable { retry = durable.retryLeft(of: node, retry) }
+        let time: (@Sendable () -> Duration)? = if start.isObserved { { self.elapsed() } } else { nil }
         unit?.note("started its attempts")
         let (result, attempts) = await Attempts.run(
-            operation, gate: NodeGate(protected: protected, node: node, host: core, createdAt: createdAt),
-            timeout: settings?.timeout, retry: retry, clock: core.options.clock)
+            operation, gate: NodeGate(protected: protected, node: node, host: core, elapsed: time),
+            timeout: settings?.timeout, retry: retry, clock: clock)
         unit?.note("ended its attempts")
         let now = elapsed()
         var next: Int?
         perform(
             protected.withLock { protected in
-                var performable = protected.handle(insidePipeline: false) {
-                    $0.asyncFinished(node, result, attempts: attempts, now: now)
+                let handsOn = protected.holdsTask(of: node)
+                let performable = protected.handle(insidePipeline: false) {
+                    $0.asyncFinished(node, result, attempts: attempts, now: now, handsOn: handsOn)
                 }
-                next = protected.handOn(from: node, &performable)
+                next = protected.handOn(from: node, to: performable.effects.handedOn)
                 return performable
             })
         guard let next else { return nil }
-        return (next, core.options.workCounter.begin(unitName(of: next)))
+        return (next, workCounter.begin(unitName(of: next)))
     }
 
     // MARK: Effects
@@ -464,19 +487,25 @@ private struct Protected {
             resume: resume, holdsWaiters: holdsWaiters, observed: recorder != nil)
     }
 
-    /// After `node`'s task ended it: picks one async node that the end released for the same task to
-    /// run next, instead of a task of its own, and moves the task's handle to it, so that `cancel()`
-    /// reaches whichever node the task runs. Returns `nil` (every released node gets a task, and the
-    /// finished node's handle is dropped) when the handle was not stored yet (the task outran
-    /// `startAsync`: a handle stored late must not be taken for the next node's), or when the end
-    /// also needs the pipeline (this task applies that sync work first; the next node must not wait
-    /// for it).
-    mutating func handOn(from node: Int, _ performable: inout Performable) -> Int? {
-        guard !tasks.isEmpty, let task = tasks[node].take() else { return nil }
-        guard !performable.effects.schedule, !performable.effects.startAsync.isEmpty else { return nil }
-        let next = performable.effects.startAsync.removeFirst()
+    /// Whether the shell holds the handle of `node`'s task: only then may the task run a node its
+    /// end releases (a task that outran `startAsync` has no handle yet, and a handle stored late
+    /// must not be taken for the next node's).
+    func holdsTask(of node: Int) -> Bool {
+        !tasks.isEmpty && tasks[node] != nil
+    }
+
+    /// After `node`'s task ended it: moves the task's handle to `next`, the node the machine handed
+    /// on to the same task, so that `cancel()` reaches whichever node the task runs. Returns `next`;
+    /// `nil` (the finished node's handle is dropped) when nothing was handed on.
+    mutating func handOn(from node: Int, to next: Int?) -> Int? {
+        guard !tasks.isEmpty, let task = tasks[node].take(), let next else { return nil }
         tasks[next] = task
         return next
+    }
+
+    /// The responses of a node's `prerequisites`, which have all succeeded.
+    func inputs(from prerequisites: ArraySlice<Int>) -> NodeInputs {
+        NodeInputs(responses: prerequisites.map { machine.response(of: $0) })
     }
 
     /// Counts the run's sync work as running work of the store from the moment the machine asks
@@ -525,11 +554,13 @@ private struct NodeGate: AttemptGate {
     let protected: LockedValue<Protected>
     let node: Int
     let host: any RunHost
-    /// When the run was created, on the store's clock: an attempt's start is reported since then.
-    let createdAt: Duration
+    /// The run's time, for the start of an attempt its events report; `nil` when the run is not
+    /// observed, which then reads no clock.
+    let elapsed: (@Sendable () -> Duration)?
 
     func mayStart() -> Bool {
-        let now = host.sinceCreation() - createdAt
+        guard let elapsed else { return protected.withLock { $0.machine.mayRun(node) } }
+        let now = elapsed()
         let (mayRun, observed) = protected.withLock { protected in
             guard protected.machine.mayRun(node) else { return (false, false) }
             guard let recorder = protected.recorder else { return (true, false) }
@@ -543,7 +574,7 @@ private struct NodeGate: AttemptGate {
 
 /// An event's effects, with the tasks and continuations they name.
 private struct Performable {
-    var effects: RunStateMachine.Effects
+    let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
     let resume: [Parked<Void, Never>]
     /// The waiters were held until the pipeline's exit, and the store must be told (the first time).

@@ -59,6 +59,10 @@ struct RunStateMachine {
     struct Effects {
         /// Async, delay and join nodes that just started: run each on a task.
         var startAsync: [Int] = []
+        /// An async, delay or join node that just started, for the task whose node's end started
+        /// it to run next instead of a task of its own (see ``asyncFinished(_:_:attempts:now:handsOn:)``);
+        /// not in `startAsync`.
+        var handedOn: Int? = nil
         /// Async nodes in flight that were cancelled: cancel their tasks.
         var cancelWorkers: [Int] = []
         /// Sync work became ready while the run was not scheduled: put the run in the store's pipeline.
@@ -263,26 +267,35 @@ struct RunStateMachine {
 
     /// An async node ended after `attempts` attempts, with its response (`nil` for `Void`) or its
     /// error. Ignored when the node was cancelled meanwhile.
+    ///
+    /// - Parameter handsOn: the node's task may run one node that this end starts, instead of a task
+    ///   of its own. Then the first node started is ``Effects/handedOn`` rather than in
+    ///   `startAsync`, unless the end also schedules sync work: the task applies that first, and
+    ///   the next node must not wait for it.
     mutating func asyncFinished(
-        _ node: Int, _ result: Result<(any Sendable)?, any Error>, attempts: Int,
-        now: Duration
+        _ node: Int, _ result: consuming Result<(any Sendable)?, any Error>, attempts: Int,
+        now: Duration, handsOn: Bool = false
     ) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard nodes[node].status == .running, phase == .running else { return effects }
         if attempts > 1 { retriedAttempts[node] = attempts }
-        switch result {
+        switch consume result {
         case .success(let response):
             if let response {
                 if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
                 responses[node] = response
             }
-            succeed(node, now: now, &effects)
+            succeed(node, now: now, handingOn: handsOn, &effects)
         case .failure(let error):
             markFailed(node, error, now: now, &effects)
             skipDependents(of: node, now: now, &effects)
         }
         checkFinished(&effects)
+        if effects.schedule, let next = effects.handedOn {
+            effects.handedOn = nil
+            effects.startAsync.insert(next, at: 0)
+        }
         return effects
     }
 
@@ -411,14 +424,15 @@ struct RunStateMachine {
         return latest
     }
 
-    private mutating func release(_ node: Int, now: Duration, _ effects: inout Effects) {
+    /// - Parameter handingOn: an async node may go to the finishing node's task (see `asyncFinished`).
+    private mutating func release(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout Effects) {
         if nodes[node].isSync {
             nodes[node].status = .ready
             enqueueSync(.node(node), &effects)
         } else {
             nodes[node].status = .running
             nodes[node].start = now
-            effects.startAsync.append(node)
+            if handingOn, effects.handedOn == nil { effects.handedOn = node } else { effects.startAsync.append(node) }
         }
     }
 
@@ -436,13 +450,13 @@ struct RunStateMachine {
         readyHead = 0
     }
 
-    private mutating func succeed(_ node: Int, now: Duration, _ effects: inout Effects) {
+    private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout Effects) {
         markTerminal(node, .succeeded, now: now, &effects)
         for edge in dependentStarts[node]..<dependentStarts[node + 1] {
             let dependent = dependents[edge]
             guard nodes[dependent].status == .waiting else { continue }
             nodes[dependent].remaining -= 1
-            if nodes[dependent].remaining == 0 { release(dependent, now: now, &effects) }
+            if nodes[dependent].remaining == 0 { release(dependent, now: now, handingOn: handingOn, &effects) }
         }
     }
 
