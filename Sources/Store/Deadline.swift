@@ -156,9 +156,12 @@ package final class PoolTime: Sendable {
     /// On Dispatch's queue: probes the lanes of the pending waits, expires the windows that passed,
     /// and stops when no wait is pending.
     private func tick() {
-        let wall = DispatchTime.now()
         let (probes, expired, idleTimer) = state.withLock {
             state -> ([UInt8], [DeadlineGate], (any DispatchSourceTimer)?) in
+            // Read under the lock: every pending window's start was taken before its entry was
+            // added, so none is later than this. Read before the lock, a wait that began while this
+            // thread was preempted in between would start after it.
+            let wall = DispatchTime.now()
             var expired: [DeadlineGate] = []
             let lanes = state.lanes
             state.pending.removeAll { entry in
@@ -192,12 +195,15 @@ package final class PoolTime: Sendable {
         }
     }
 
-    private static func hasPassed(_ window: Duration, since start: Mark, wall: DispatchTime, beats: UInt64) -> Bool {
+    /// Whether `window` has passed since `start`, at `wall` with `beats` counted in its lane. A
+    /// `wall` before `start` is no time passed, never a wrapped-around eternity.
+    static func hasPassed(_ window: Duration, since start: Mark, wall: DispatchTime, beats: UInt64) -> Bool {
         let windowNanoseconds = saturating(nanoseconds(window), times: sanitizerFactor)
-        let wallElapsed = wall.uptimeNanoseconds &- start.wall.uptimeNanoseconds
+        let (now, then) = (wall.uptimeNanoseconds, start.wall.uptimeNanoseconds)
+        let wallElapsed = now > then ? now - then : 0
         let starved = max(saturating(windowNanoseconds, times: UInt64(starvationLimit)), nanoseconds(starvationFloor))
         if wallElapsed >= starved { return true }
-        let poolElapsed = saturating(beats &- start.beats, times: nanoseconds(beat))
+        let poolElapsed = saturating(beats > start.beats ? beats - start.beats : 0, times: nanoseconds(beat))
         return wallElapsed >= windowNanoseconds && poolElapsed >= windowNanoseconds
     }
 

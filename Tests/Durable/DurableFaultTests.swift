@@ -113,10 +113,13 @@ private func records(_ runID: String, in journal: FileRunJournal) throws -> [Jou
 }
 
 /// The first launch: the disk fills during the upload of run post-1, so its end cannot be recorded.
-/// Returns the journal (the launch is gone) and the run's records, which stay on disk.
+/// Returns the run's records, which stay on disk, with the launch's journal closed.
 private func diskFillsDuringTheUpload(_ folder: URL) async throws -> [JournalRecord] {
     let faults = WriteFaults()
     let journal = try FileRunJournal(folder: folder, pendingRunLimit: 10, io: faults.io)
+    // The next launch opens the folder in this process: release it when this launch is done, not
+    // whenever its last reference goes (the run's task may still be ending after `wait()`).
+    defer { journal.close() }
     let first = Launch(journal: journal)
     first.uploadFault.duringTheNextUpload { faults.failNextWrite(.error(ENOSPC)) }
     let report = try await first.publish("post-1")
@@ -148,6 +151,25 @@ struct DurableFaultTests {
             #expect(second.calls.names == ["upload", "post"])
             #expect(second.calls.keys.first == uploadKey, "the upload again, with the same key")
             #expect(second.store.state.postID == 7)
+        }
+    }
+
+    @Test(
+        "a relaunch in this process opens the folder as soon as the first launch closed its journal, though that launch lives on"
+    )
+    func relaunchOpensTheFolderAfterClose() async throws {
+        try await withJournalFolderAsync { folder in
+            let journal = try FileRunJournal(folder: folder)
+            let first = Launch(journal: journal)
+            let report = try await first.publish("post-1")  // waits for the run, then flushes
+            #expect(report[0].error == nil)
+            // The first launch is still alive here, as a run's task that is still ending may keep
+            // it: without close(), the folder would stay locked until that task lets go.
+            journal.close()
+            let second = Launch(journal: try FileRunJournal(folder: folder))
+            let resumed = try await second.resume()
+            #expect(resumed.resumed.isEmpty && resumed.notResumed.isEmpty, "post-1 finished in the first launch")
+            withExtendedLifetime(first) {}
         }
     }
 

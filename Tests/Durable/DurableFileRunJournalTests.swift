@@ -75,6 +75,57 @@ import Testing
         }
     }
 
+    @Test(
+        "close() releases the folder at once, while the journal is still referenced; the closed journal then refuses every call"
+    )
+    func closeReleasesTheFolder() throws {
+        try withJournalFolder { folder in
+            let first = try FileRunJournal(folder: folder)
+            try first.append(start, to: "r")
+            first.close()
+            // `first` is still referenced, as a run's task that is still ending may hold it.
+            let again = try FileRunJournal(folder: folder)
+            let error = #expect(throws: JournalError.self) { try first.append(self.attempt(1), to: "r") }
+            guard case .notWritable(let path, let reason)? = error else {
+                Issue.record("expected notWritable, got \(String(describing: error))")
+                return
+            }
+            #expect(path == folder.path)
+            #expect(reason.contains("closed"))
+            #expect(throws: JournalError.self) { try first.loadUnfinishedRuns() }
+            #expect(throws: JournalError.self) { try first.removeRun("r") }
+            first.close()  // again: nothing happens
+            #expect(
+                try again.loadUnfinishedRuns().runs == [JournalRun(runID: "r", records: [start])],
+                "the closed journal changed nothing")
+            withExtendedLifetime(first) {}
+        }
+    }
+
+    #if os(Linux)
+        @Test(
+            "close() and deinit release the folder even while a copy of the lock file's descriptor lives on, as in a child process being spawned"
+        )
+        func releaseReachesEveryCopyOfTheLock() throws {
+            try withJournalFolder { folder in
+                // Between fork and exec, a child process that another thread spawns holds a copy of
+                // every descriptor, close-on-exec or not; `dup` makes the same kind of copy.
+                let first = try FileRunJournal(folder: folder)
+                let copy = try #require(duplicateDescriptor(of: folder.path + "/.lock"))
+                defer { close(copy) }
+                first.close()
+                var secondCopy: Int32 = -1
+                defer { close(secondCopy) }
+                do {
+                    let second = try FileRunJournal(folder: folder)
+                    secondCopy = try #require(duplicateDescriptor(of: folder.path + "/.lock", except: copy))
+                    withExtendedLifetime(second) {}
+                }
+                _ = try FileRunJournal(folder: folder)  // the second's deinit released it, its copy open
+            }
+        }
+    #endif
+
     @Test("the pending-run limit: a new run beyond it is an error, existing runs go on, removal makes room")
     func pendingRunLimit() throws {
         try withJournalFolder { folder in
@@ -293,3 +344,21 @@ import Testing
         }
     }
 }
+
+#if os(Linux)
+    /// A duplicate (`dup`) of this process's open descriptor of the file at `path` (found in
+    /// /proc/self/fd), other than `except`; `nil` if none is open.
+    private func duplicateDescriptor(of path: String, except: Int32? = nil) -> Int32? {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for name in names {
+            guard let descriptor = Int32(name), descriptor != except,
+                let linked = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                linked == target
+            else { continue }
+            let copy = dup(descriptor)
+            return copy >= 0 ? copy : nil
+        }
+        return nil
+    }
+#endif

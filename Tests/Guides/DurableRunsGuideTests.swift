@@ -84,7 +84,8 @@ struct DurableRunsGuideTests {
             let stateURL = directory.appendingPathComponent("state.json")
             try await withDeadline(10, "the guide's durable run") {
                 let store = Store(initialState: AppState(), reducer: appReducer)
-                let durable = DurableRuns(store: store, journal: try FileRunJournal(folder: journalFolder))
+                let journal = try FileRunJournal(folder: journalFolder)
+                let durable = DurableRuns(store: store, journal: journal)
                 durable.register("publishPost", parameters: PostDraft.self) { draft in
                     var graph = ActionGraph<AppState>()
                     let upload = graph.run(UploadPhoto(photo: draft.photo))
@@ -101,8 +102,10 @@ struct DurableRunsGuideTests {
                 await run.wait()
                 #expect(store.state.postID == 42)
                 // Not in the guide: the run's end is still being written when `wait()` returns, and
-                // this journal must close before the "next launch" (in this process) opens it.
+                // this journal must release the folder before the "next launch" (in this process)
+                // opens it: the run's task may hold the journal a moment after `wait()` returned.
                 await durable.flush()
+                journal.close()
             }
             try await withDeadline(10, "the guide's resume") {
                 let (state, marks, _) = StatePersistence.restoreDurable(from: stateURL, default: AppState())

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import OresRedux
@@ -126,6 +127,23 @@ struct WorkCounterTests {
             }.value
             #expect(expired == false)
         }
+    }
+
+    @Test(
+        "a window that starts after the timer read the time has not passed: no wrap-around, so a wait never expires at once"
+    )
+    func windowStartingAfterTheTimersReading() {
+        // The timer's thread read the time, then was preempted; meanwhile a wait began its window.
+        let timersReading = DispatchTime.now()
+        let start = PoolTime.Mark(wall: timersReading + .milliseconds(5), beats: 7, lane: TaskPriority.medium.rawValue)
+        #expect(!PoolTime.hasPassed(.seconds(5), since: start, wall: timersReading, beats: 7))
+        #expect(!PoolTime.hasPassed(.seconds(5), since: start, wall: timersReading, beats: 6))
+        // And it passes once both the wall time and the pool time are there (5 s is 500 beats of
+        // 10 ms; ThreadSanitizer triples every window).
+        let factor = PoolTime.sanitizerFactor
+        let later = start.wall + .seconds(5 * Int(factor))
+        #expect(PoolTime.hasPassed(.seconds(5), since: start, wall: later, beats: 7 + 500 * factor))
+        #expect(!PoolTime.hasPassed(.seconds(5), since: start, wall: later, beats: 7 + 500 * factor - 1))
     }
 
     @Test("a chain on one task counts each node as a unit of its own: the next begins before the last ends")

@@ -21,9 +21,12 @@ import Foundation
 ///   ``JournalDiagnostic``, and cut off before the next append to that run (see
 ///   ``JournalContents``); damage with records after it is a
 ///   ``JournalError/corruptRecord(path:offset:reason:)`` for that run only.
-/// - **One journal per folder.** The folder's `.lock` file is locked (`flock`, exclusive) for the
-///   journal's lifetime: a second journal on the same folder, in this process or another, fails with
-///   ``JournalError/locked(path:reason:)`` instead of corrupting the first one's runs.
+/// - **One journal per folder.** The folder's `.lock` file is locked (`flock`, exclusive) until
+///   ``close()`` or, without it, until the journal is deinitialized: a second journal on the same
+///   folder, in this process or another, fails with ``JournalError/locked(path:reason:)`` instead of
+///   corrupting the first one's runs. Dropping your last reference does not release the folder at
+///   once (a run's task that is still ending, or the journal's write queue, may hold the journal a
+///   moment longer); to open the folder again in the same process, call ``close()`` first.
 /// - **Secrets.** A folder it creates has mode `0700` and every file `0600`; on iOS, tvOS, watchOS
 ///   and visionOS files are also protected `completeUntilFirstUserAuthentication` (readable by a
 ///   relaunch in the background after the first unlock, never before).
@@ -35,8 +38,9 @@ import Foundation
 ///
 /// Calls may come from any thread; they are applied one at a time.
 public final class FileRunJournal: RunJournal, @unchecked Sendable {
-    // @unchecked: `runs` is read and written only while `lock` is held; every other stored property
-    // is a `let` of a Sendable type, and the lock file's descriptor is only closed in deinit.
+    // @unchecked: `runs` and `lockDescriptor` are read and written only while `lock` is held (or in
+    // deinit, when no other reference is left); every other stored property is a `let` of a
+    // Sendable type.
 
     /// The folder holding the runs' files.
     public let folder: URL
@@ -45,7 +49,8 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
 
     private let path: String
     private let io: JournalFileIO
-    private let lockDescriptor: Int32
+    /// The open `.lock` file, which holds the folder's `flock`; `nil` once ``close()`` released it.
+    private var lockDescriptor: Int32?
     private let lock = Lock()
     /// The run files in the folder, by file name, with what is known of each.
     private var runs: [String: RunFile]
@@ -84,7 +89,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
-            close(descriptor)
+            closeDescriptor(descriptor)
             if code == EWOULDBLOCK {
                 throw .locked(
                     path: path,
@@ -99,13 +104,46 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
             let names = try FileManager.default.contentsOfDirectory(atPath: path)
             runs = Dictionary(uniqueKeysWithValues: names.filter(Self.isRunFileName).map { ($0, RunFile()) })
         } catch {
-            close(descriptor)
+            Self.release(descriptor)
             throw .ioFailed(path: path, operation: "list the folder", reason: "\(error)")
         }
     }
 
     deinit {
-        close(lockDescriptor)  // releases the flock
+        if let lockDescriptor { Self.release(lockDescriptor) }
+    }
+
+    /// Releases the folder now: returns once no other call of this journal is under way and the
+    /// folder's lock is released, so that another journal (the next launch's, in this process or
+    /// another) can open the folder.
+    ///
+    /// Call it when the journal's last write is done, for example after ``DurableRuns/flush()``
+    /// once your runs ended: a run's task may hold the journal for a moment after
+    /// ``GraphRun/wait()`` returned, so dropping your references releases the folder only later, at
+    /// an instant nothing tells you. Every call after `close()` throws
+    /// ``JournalError/notWritable(path:reason:)`` and changes nothing on disk (a durable run then
+    /// reports it as a journal failure); closing again does nothing.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let descriptor = lockDescriptor else { return }
+        lockDescriptor = nil
+        Self.release(descriptor)
+    }
+
+    /// Unlocks the lock file, then closes it. Closing alone is not enough: a `flock` belongs to the
+    /// open file, which a child process that another thread is spawning at that moment shares until
+    /// it execs (close-on-exec closes it only then); unlocking releases it for every copy.
+    private static func release(_ descriptor: Int32) {
+        _ = flock(descriptor, LOCK_UN)
+        closeDescriptor(descriptor)
+    }
+
+    /// Throws unless the journal is open (see ``close()``); called with `lock` held.
+    private func checkOpenLocked() throws(JournalError) {
+        guard lockDescriptor != nil else {
+            throw .notWritable(path: path, reason: "the journal was closed (FileRunJournal.close())")
+        }
     }
 
     /// Records `record` as the next record of the run `runID`: returns once it is on disk.
@@ -117,6 +155,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
     public func append(_ record: JournalRecord, to runID: String) throws(JournalError) {
         lock.lock()
         defer { lock.unlock() }
+        try checkOpenLocked()
         let name = Self.fileName(runID)
         let filePath = path + "/" + name
         let frame = try JournalFileFormat.frame(record, path: filePath)
@@ -138,6 +177,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
     public func loadUnfinishedRuns() throws(JournalError) -> JournalContents {
         lock.lock()
         defer { lock.unlock() }
+        try checkOpenLocked()
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path).filter(Self.isRunFileName).sorted()
@@ -176,6 +216,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
     public func removeRun(_ runID: String) throws(JournalError) {
         lock.lock()
         defer { lock.unlock() }
+        try checkOpenLocked()
         let name = Self.fileName(runID)
         try removeLocked(name: name, path: path + "/" + name)
     }
@@ -204,7 +245,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         guard descriptor >= 0 else { throw JournalPOSIX.error(errno, path: filePath, operation: "create") }
         var created = false
         defer {
-            close(descriptor)
+            closeDescriptor(descriptor)
             if !created {
                 unlink(filePath)
                 try? JournalPOSIX.syncDirectory(path)
@@ -227,7 +268,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         var file = file
         let descriptor = open(filePath, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { throw JournalPOSIX.error(errno, path: filePath, operation: "open") }
-        defer { close(descriptor) }
+        defer { closeDescriptor(descriptor) }
         if file.validLength == nil {
             let bytes = try JournalPOSIX.readAll(filePath)
             switch try JournalFileFormat.read(bytes, path: filePath) {
@@ -336,4 +377,9 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
             }
         #endif
     }
+}
+
+/// `close(2)`, named apart from ``FileRunJournal/close()``, which would shadow it inside the class.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }
