@@ -56,6 +56,24 @@ enum DurableRunsGuide {
         store.stub(CreatePost.self, with: 42)
     }
 
+    /// The types of the snippet that keeps responses off the disk.
+    struct Profile: Codable, Equatable, Sendable { var name: String }
+    struct LogIn: AsyncAction {
+        let user: String
+        func run(_ context: ActionContext<AppState>) async throws -> String { "secret-token-of-\(user)" }
+    }
+    struct FetchProfile: AsyncAction {
+        let token: String
+        func run(_ context: ActionContext<AppState>) async throws -> Profile { Profile(name: "Ada Lovelace") }
+    }
+    /// The app's encryption, as the snippet uses it. A test stand-in (a real app seals with AES.GCM):
+    /// it only has to change every byte and give them back.
+    struct Vault: Sendable {
+        let key: UInt8 = 0x5A
+        func seal(_ data: Data) throws -> Data { Data(data.map { $0 ^ key }) }
+        func open(_ sealed: Data) throws -> Data { Data(sealed.map { $0 ^ key }) }
+    }
+
     static func inTemporaryDirectory(_ body: (URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("oresredux-guide-\(UUID().uuidString)", isDirectory: true)
@@ -160,5 +178,48 @@ struct DurableRunsGuideTests {
             #expect(second.calls(to: CreatePost.self).isEmpty)  // in doubt: never posted twice
             #expect(second.state.error != nil)  // and the user is told
         }
+    }
+
+    @Test("Durable runs guide: a token kept off the disk, a profile sealed by the app's codec")
+    func responsesOffTheDisk() async throws {
+        typealias LogIn = DurableRunsGuide.LogIn
+        typealias FetchProfile = DurableRunsGuide.FetchProfile
+        typealias Profile = DurableRunsGuide.Profile
+        let vault = DurableRunsGuide.Vault()
+        let journal = InMemoryRunJournal()
+        journal.stop(at: .attemptEnded(node: "profile", attempt: 1))  // keep the records to read them
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let durable = DurableRuns(store: store, journal: journal)
+        durable.register("signIn", parameters: String.self) { _ in
+            var graph = ActionGraph<AppState>()
+            let token = graph.run(LogIn(user: "ada"))
+            graph.setLabel("token", for: token)
+            graph.setDurable(token, inDoubt: .rerunWithSameKey, codec: .notJournaled)
+            let profile = graph.run(after: token) { token in FetchProfile(token: token) }
+            graph.setLabel("profile", for: profile)
+            graph.setDurable(
+                profile, inDoubt: .rerunWithSameKey,
+                codec: DurableCodec(
+                    encode: { profile in try vault.seal(JSONEncoder().encode(profile)) },
+                    decode: { sealed in try JSONDecoder().decode(Profile.self, from: vault.open(sealed)) }))
+            return graph
+        }
+        try await withDeadline(10, "the signIn run") {
+            let run = try await durable.start("signIn", runID: "sign-in", parameters: "ada")
+            await run.wait()
+        }
+
+        let records = try #require(journal.runs.first { $0.runID == "sign-in" }?.records)
+        let ends = records.compactMap { record -> (String, JournalRecord.AttemptEnd)? in
+            guard case .attemptEnded(let node, _, let end) = record else { return nil }
+            return (node, end)
+        }
+        #expect(ends.first { $0.0 == "token" }?.1 == .responseNotJournaled, "the token is not on disk")
+        guard case .response(let sealed)? = ends.first(where: { $0.0 == "profile" })?.1 else {
+            Issue.record("the profile's response is journaled: \(ends)")
+            return
+        }
+        #expect(!String(decoding: sealed, as: UTF8.self).contains("Ada"), "sealed: the name cannot be read")
+        #expect(try JSONDecoder().decode(Profile.self, from: vault.open(sealed)) == Profile(name: "Ada Lovelace"))
     }
 }
