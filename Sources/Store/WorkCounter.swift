@@ -280,6 +280,28 @@ package struct Parked<Value: Sendable, Failure: Error>: Sendable {
     }
 }
 
-extension Parked where Value == Void {
-    func resume() { resume(returning: ()) }
+/// A `Parked<Void, Never>` that is not generic: what waits for a run, a node or an event's delivery.
+/// Such waiters are kept in tables and arrays, where a generic `Parked` would look up its
+/// continuation's metadata on every copy and destroy.
+@usableFromInline
+package struct ParkedWaiter: Sendable {
+    let continuation: CheckedContinuation<Void, Never>
+    let unit: WorkCounter.Unit?
+    private let reason: String
+
+    init(_ continuation: CheckedContinuation<Void, Never>, parkingOn reason: @autoclosure () -> String) {
+        self.continuation = continuation
+        self.unit = WorkCounter.currentUnit()
+        self.reason = unit == nil ? "" : reason()
+    }
+
+    /// As `Parked.park()`.
+    func park() {
+        unit?.park(on: reason)
+    }
+
+    func resume() {
+        unit?.unpark()
+        continuation.resume()
+    }
 }

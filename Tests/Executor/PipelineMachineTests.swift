@@ -19,7 +19,7 @@ struct PipelineMachineTests {
         init(_ name: String) { self.name = name }
         func applySyncItems() { applied += 1 }
         func cancelForStoreRelease() {}
-        func takeWaitersHeldForPipelineExit() -> (waiters: [Parked<Void, Never>], isObserved: Bool) { ([], false) }
+        func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) { ([], false) }
     }
 
     /// What `next()` hands out until it says leave, and the exit.

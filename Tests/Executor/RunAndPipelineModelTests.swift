@@ -19,7 +19,7 @@ struct RunAndPipelineModelTests {
     final class RunToken: PipelineRun, @unchecked Sendable {  // one test thread only
         func applySyncItems() {}
         func cancelForStoreRelease() {}
-        func takeWaitersHeldForPipelineExit() -> (waiters: [Parked<Void, Never>], isObserved: Bool) { ([], false) }
+        func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) { ([], false) }
     }
 
     @Test("3,000 random graphs and interleavings: every waiter resumed once, after the echoes before it")

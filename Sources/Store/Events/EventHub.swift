@@ -12,7 +12,7 @@
 final class EventHub: Sendable {
     enum Item {
         case event(StoreEvent)
-        case resume([Parked<Void, Never>])
+        case resume([ParkedWaiter])
     }
 
     private struct Entry {

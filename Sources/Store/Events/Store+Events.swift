@@ -30,7 +30,7 @@ extension StoreCore {
     /// closed). Called from a task, outside the pipeline.
     func deliver(_ event: StoreEvent) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiter = Parked(continuation, parkingOn: "waiting for an event's delivery")
+            let waiter = ParkedWaiter(continuation, parkingOn: "waiting for an event's delivery")
             events.enqueue([.event(event), .resume([waiter])])
             deliverEvents()
             waiter.park()

@@ -167,7 +167,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     public func outcome<R>(of node: Node<R>) async -> Outcome<R> {
         guard graph.owns(node) else { return .failed(GraphError.foreignNode(index: node.index)) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiter = Parked(continuation, parkingOn: "waiting for node #\(node.index) of a run to end")
+            let waiter = ParkedWaiter(continuation, parkingOn: "waiting for node #\(node.index) of a run to end")
             let (resumeNow, deliver) = protected.withLock { $0.wait(waiter) { $0.awaitNode(node.index, $1) } }
             resumeNow?.resume()
             if deliver { core.deliverEvents() }
@@ -195,7 +195,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     @discardableResult
     public func wait() async -> GraphReport {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiter = Parked(continuation, parkingOn: "waiting for a run to finish")
+            let waiter = ParkedWaiter(continuation, parkingOn: "waiting for a run to finish")
             let (resumeNow, deliver) = protected.withLock { $0.wait(waiter) { $0.awaitFinish($1) } }
             resumeNow?.resume()
             if deliver { core.deliverEvents() }
@@ -439,7 +439,7 @@ private struct Protected {
     let counter: WorkCounter?
     var registration: UInt64?
     /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
-    var waiters: [RunStateMachine.Waiter: Parked<Void, Never>] = [:]
+    var waiters: [RunStateMachine.Waiter: ParkedWaiter] = [:]
     var nextWaiter: RunStateMachine.Waiter = 0
     /// The task of each async node in flight, by node; empty until the first one starts (then one
     /// slot per node: one allocation for the run, and no hashing).
@@ -450,7 +450,7 @@ private struct Protected {
     /// Waiters held until the store's pipeline is left, so that a node's waiter resumes after what
     /// subscribers and middleware dispatched in answer to the node, as a dispatch returns after it;
     /// `nil` when none are held. While it is not `nil`, every waiter the run resumes joins it.
-    var heldForPipelineExit: [Parked<Void, Never>]? = nil
+    var heldForPipelineExit: [ParkedWaiter]? = nil
     /// While the run's sync work waits for or is in the pipeline, the unit that counts it as
     /// running work of a store that counts its work (see `WorkCounter`).
     var scheduledUnit: WorkCounter.Unit? = nil
@@ -521,7 +521,7 @@ private struct Protected {
     }
 
     /// The waiters held until the pipeline's exit, now that it is left.
-    mutating func takeHeldWaiters() -> [Parked<Void, Never>] {
+    mutating func takeHeldWaiters() -> [ParkedWaiter] {
         defer { heldForPipelineExit = nil }
         return heldForPipelineExit ?? []
     }
@@ -530,9 +530,9 @@ private struct Protected {
     /// once, or, when the run is observed, queues it behind the events recorded so far (then
     /// `deliver` is true: the caller delivers once the lock is released).
     mutating func wait(
-        _ continuation: Parked<Void, Never>,
+        _ continuation: ParkedWaiter,
         _ event: (inout RunStateMachine, RunStateMachine.Waiter) -> RunStateMachine.Waiter?
-    ) -> (resumeNow: Parked<Void, Never>?, deliver: Bool) {
+    ) -> (resumeNow: ParkedWaiter?, deliver: Bool) {
         nextWaiter += 1
         guard event(&machine, nextWaiter) != nil else {
             waiters[nextWaiter] = continuation
@@ -576,7 +576,7 @@ private struct NodeGate: AttemptGate {
 private struct Performable {
     let effects: RunStateMachine.Effects
     let cancel: [Task<Void, Never>]
-    let resume: [Parked<Void, Never>]
+    let resume: [ParkedWaiter]
     /// The waiters were held until the pipeline's exit, and the store must be told (the first time).
     let holdsWaiters: Bool
     /// The run is observed: deliver the events queued, and resume the waiters behind them.
@@ -658,7 +658,7 @@ private final class RunRecorder {
 
 extension GraphRun: PipelineRun {
     @usableFromInline
-    func takeWaitersHeldForPipelineExit() -> (waiters: [Parked<Void, Never>], isObserved: Bool) {
+    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
         protected.withLock { ($0.takeHeldWaiters(), $0.recorder != nil) }
     }
 }

@@ -156,8 +156,8 @@ extension StoreCore {
     /// its events.
     @usableFromInline
     func leave(_ exit: PipelineMachine<ThreadID>.Exit) {
-        var observedWaiters: [Parked<Void, Never>] = []
-        var waiters: [Parked<Void, Never>] = []
+        var observedWaiters: [ParkedWaiter] = []
+        var waiters: [ParkedWaiter] = []
         for run in exit.runsHoldingWaiters {
             let held = run.takeWaitersHeldForPipelineExit()
             guard !held.waiters.isEmpty else { continue }

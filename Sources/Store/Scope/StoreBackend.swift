@@ -41,7 +41,7 @@ protocol PipelineRun: AnyObject, Sendable {
     /// The waiters the run held until the pipeline's exit (see `RunHost.resumeAtPipelineExit(_:)`),
     /// and whether the run is observed (then they resume behind its events). Called by the store
     /// as the pipeline is left, with the pipeline lock held.
-    func takeWaitersHeldForPipelineExit() -> (waiters: [Parked<Void, Never>], isObserved: Bool)
+    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool)
 }
 
 /// What a context, a scoped store and a graph's nodes reach a store through, typed by the state
