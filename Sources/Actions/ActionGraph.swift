@@ -33,6 +33,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// Creates an empty graph.
     public init() {}
 
+    /// The graph whose nodes `storage` holds.
+    init(storage: GraphStorage) {
+        self.storage = storage
+    }
+
     /// The number of nodes.
     public var count: Int { storage.count }
 

@@ -186,6 +186,10 @@ struct GraphShape: Sendable {
         storage = graph.storage
     }
 
+    init(_ storage: GraphStorage) {
+        self.storage = storage
+    }
+
     func label(_ index: Int) -> String { storage.label(of: index) }
     /// The node's action type name, whatever its label (what a generated test stubs).
     func typeName(_ index: Int) -> String { storage.bodies[index].defaultLabel }

@@ -23,10 +23,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     let core: any RunHost
     /// What the graph's nodes see: the store, or the scope the graph was dispatched to.
     let backend: any StoreBackend<State>
-    package let graph: ActionGraph<State>
     /// The graph's nodes, read without the generic wrapper: unspecialized code would look up
-    /// `ActionGraph<State>`'s metadata on every read.
+    /// `ActionGraph<State>`'s metadata on every read, copy and destroy.
     private let storage: GraphStorage
+    /// The graph the run executes, wrapped again for the test store's messages.
+    package var graph: ActionGraph<State> { ActionGraph(storage: storage) }
     private let protected: LockedValue<Protected>
     /// The store's clock, its time since creation and its count of work, read from its options
     /// once per run instead of once per node.
@@ -44,7 +45,6 @@ public final class GraphRun<State: Sendable>: Sendable {
     ) {
         self.core = core
         self.backend = backend
-        self.graph = graph
         self.durable = durable
         let storage = graph.storage
         self.storage = storage
@@ -71,7 +71,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     @inline(never)
     func startRecording() {
         let recorder = RunRecorder(
-            hub: core.events, nodeCount: graph.count, shape: GraphShape(graph), settings: graph.settings)
+            hub: core.events, nodeCount: storage.count, shape: GraphShape(storage), settings: storage.settings)
         protected.withLock { protected in
             protected.recorder = recorder
             protected.machine.reportsEndedNodes = true
@@ -83,7 +83,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         guard let (id, isObserved) = core.registerObserved(run: self) else {
             core.report(
                 .dispatchAfterRelease,
-                "a graph of \(graph.count) nodes was dispatched after its store was released; it was cancelled.")
+                "a graph of \(storage.count) nodes was dispatched after its store was released; it was cancelled.")
             cancel()
             return
         }
@@ -214,7 +214,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     public var report: GraphReport {
         let machine = protected.withLock { $0.machine }
         return GraphReport(
-            graph: graph, nodes: machine.nodes, errors: machine.errors,
+            shape: GraphShape(storage), nodes: machine.nodes, errors: machine.errors,
             retriedAttempts: machine.retriedAttempts,
             finishedAt: machine.isFinished ? machine.lastEnd : nil)
     }
