@@ -39,14 +39,14 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// What a durable run journals; `nil` for a plain run, which pays one check per node for it.
     private let durable: DurableRunJournal?
 
+    /// Runs the graph whose nodes `storage` holds (an `ActionGraph<State>`'s).
     init(
-        host core: any RunHost, backend: any StoreBackend<State>, graph: ActionGraph<State>,
+        host core: any RunHost, backend: any StoreBackend<State>, storage: GraphStorage,
         durable: DurableRunJournal? = nil
     ) {
         self.core = core
         self.backend = backend
         self.durable = durable
-        let storage = graph.storage
         self.storage = storage
         let machine = Machine(
             isSync: storage.bodies.map { $0.isSync },
@@ -668,7 +668,7 @@ extension StoreCore {
     func startGraph<S: Sendable>(
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil
     ) -> GraphRun<S> {
-        let run = GraphRun(host: self, backend: backend, graph: graph, durable: durable)
+        let run = GraphRun(host: self, backend: backend, storage: graph.storage, durable: durable)
         if let context = PureCall.current {
             report(
                 .dispatchFromReducer,

@@ -72,7 +72,7 @@ extension StoreCore {
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, id: WorkID, policy: InFlightPolicy
     ) -> GraphRun<S> {
         if PureCall.current != nil { return startGraph(graph, backend: backend) }  // reported and cancelled there
-        let run = GraphRun(host: self, backend: backend, graph: graph)
+        let run = GraphRun(host: self, backend: backend, storage: graph.storage)
         let waiting = DispatchGate()
         let cancel: @Sendable () -> Void = {
             waiting.close()
