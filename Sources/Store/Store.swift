@@ -119,8 +119,9 @@ public final class Store<State: Sendable>: Sendable {
 
 /// A `select` subscriber's last value.
 @usableFromInline
-// Why this is safe to share: touched only from that subscriber's calls, which the store makes one at
-// a time under its pipeline lock, so never by two threads at once. `@exclusivity(unchecked)`: for
+// Why this is safe to share: touched only from that subscriber's calls, which the pipeline's one
+// applier makes one at a time; the applier changes hands under the store's state lock, which orders
+// one applier's calls before the next one's, so never by two threads at once. `@exclusivity(unchecked)`: for
 // the same reason no two accesses overlap, and the dynamic check cost more than the `!=` itself.
 final class SelectedValue<Value: Equatable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var last: Value?

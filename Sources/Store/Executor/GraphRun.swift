@@ -219,7 +219,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             finishedAt: machine.isFinished ? machine.lastEnd : nil)
     }
 
-    // MARK: Sync nodes (called by the store's pipeline, with the pipeline lock held)
+    // MARK: Sync nodes (called by the store's pipeline, on the thread that applies its work)
 
     /// Applies this run's ready sync items one by one through the pipeline, until the machine says
     /// it has none left (`.idle`) or that work the store has queued goes first (`.yield`: the run

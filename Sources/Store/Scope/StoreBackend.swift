@@ -40,7 +40,7 @@ protocol PipelineRun: AnyObject, Sendable {
     func cancelForStoreRelease()
     /// The waiters the run held until the pipeline's exit (see `RunHost.resumeAtPipelineExit(_:)`),
     /// and whether the run is observed (then they resume behind its events). Called by the store
-    /// as the pipeline is left, with the pipeline lock held.
+    /// as the pipeline is left, with the state lock (which guards the pipeline) held.
     func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool)
 }
 
