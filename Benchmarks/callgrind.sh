@@ -13,7 +13,8 @@ shift || true
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
   cases=(readme readme-by-hand readme-build readme-built-once empty-graph one-sync-node dispatch
-         one-async-node task-value calls-child-tasks calls-tasks chain chain-by-hand fan fan-by-hand
+         one-async-node task-value calls-child-tasks calls-tasks chain chain-by-hand chain-build chain-floor
+         readme-floor fan fan-by-hand
          combine-first combine-last by-hand-first by-hand-last notify select)
 fi
 instructions() {

@@ -8,7 +8,8 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node",
         "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
         "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
-        "graph-sync", "graph-async", "chain", "chain-by-hand", "fan", "fan-by-hand",
+        "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor", "readme-floor", "fan",
+        "fan-by-hand",
     ]
     guard let name = arguments.first, cases.contains(name) else {
         print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
@@ -75,6 +76,12 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         }
     case "chain-by-hand":
         for _ in 0..<count { await callsInOneTask(targetChainLength, .returnsAtOnce, store) }
+    case "chain-build":
+        for _ in 0..<count { blackhole(asyncChain(targetChainLength, .returnsAtOnce).count) }
+    case "chain-floor":
+        for _ in 0..<count { await chainFloor(targetChainLength, .returnsAtOnce, store) }
+    case "readme-floor":
+        for _ in 0..<count { await readmeFloor(app) }
     case "fan":
         for _ in 0..<count { blackhole(await store.dispatch(asyncFan(targetFanWidth)).wait().count) }
     case "fan-by-hand":

@@ -22,6 +22,9 @@ final class Report {
     var allocations: [AllocationRecord] = []
     var guards: [GuardRecord] = []
     var goals: [GoalRecord] = []
+    /// The floor under a goal, where one is measured: the same calls on the fewest tasks a run could
+    /// use, with no graph, against the goal's baseline (see Floors.swift). The median ratio.
+    var floors: [Goal: Double] = [:]
     /// Why a goal has no figure in this run, when it was asked for but could not be measured.
     var unmeasured: [Goal: String] = [:]
     /// Earlier projects' targets, still watched: what the target was, what was measured, met or not.
@@ -79,6 +82,16 @@ final class Report {
         goals.append(GoalRecord(goal: goal, median: value, note: note))
     }
 
+    /// Records the floor under `goal`: what its scenario costs with no executor at all.
+    func recordFloor(_ goal: Goal, _ stats: Stats) {
+        floors[goal] = stats.median
+    }
+
+    /// `floor 11.2x`, or nothing when the goal has no floor in this run.
+    func floorText(_ goal: Goal) -> String {
+        floors[goal].map { "floor " + goal.unit.format($0) } ?? ""
+    }
+
     func cannotMeasure(_ goal: Goal, _ why: String) {
         unmeasured[goal] = why
     }
@@ -100,12 +113,16 @@ final class Report {
         let rows = goalRows(groups: groups)
         for row in rows {
             let status = row.record.map { $0.met ? "MET" : "NOT MET" } ?? "-"
+            let floor = floorText(row.goal)
             print(
                 pad(status, 9) + pad(row.goal.figure, 86) + pad(row.goal.target, 16)
-                    + (row.record?.measured ?? row.why))
+                    + (row.record?.measured ?? row.why) + (floor.isEmpty ? "" : "; " + floor))
         }
         let measured = rows.compactMap(\.record)
         print("\(measured.filter(\.met).count)/\(measured.count) met, \(rows.count - measured.count) not measured")
+        print(
+            "A floor is the same calls on the fewest tasks a run could use, with no graph, against the same "
+                + "baseline: what the runtime charges before the executor does anything.")
         print(
             "The ns figures are absolute and move with the machine's load. Ratios move less, but where ours hands "
                 + "work between threads more often than its baseline (the chains above all), a busy machine's "
@@ -130,11 +147,13 @@ final class Report {
                 + "pair of samples (the fastest of three runs a side) gives one ratio, ours / baseline: "
                 + "the median, then the interquartile range. Times are medians.")
         print("")
-        print("| figure | target | measured: median (IQR) | met |")
-        print("|---|---|---|---|")
+        print("| figure | target | measured: median (IQR) | met | floor: the calls alone, no graph |")
+        print("|---|---|---|---|---|")
         for row in goalRows(groups: groups) {
             let met = row.record.map { $0.met ? "yes" : "no" } ?? "-"
-            print("| \(row.goal.figure) | \(row.goal.target) | \(row.record?.measured ?? row.why) | \(met) |")
+            let floor = floors[row.goal].map { row.goal.unit.format($0) } ?? "-"
+            print(
+                "| \(row.goal.figure) | \(row.goal.target) | \(row.record?.measured ?? row.why) | \(met) | \(floor) |")
         }
         print("")
         print("| scenario | OresRedux | baseline | ratio (median, IQR) |")
@@ -189,6 +208,7 @@ final class Report {
             var unit: GoalUnit
             var record: GoalRecord?
             var met: Bool?
+            var floor: Double?
         }
         struct Document: Codable {
             var mode: String
@@ -210,7 +230,7 @@ final class Report {
                 let record = goals.last { $0.goal == goal }
                 return GoalFigure(
                     figure: goal.figure, target: goal.target, limit: goal.limit, unit: goal.unit, record: record,
-                    met: record?.met)
+                    met: record?.met, floor: floors[goal])
             },
             watched: watched.map { Target(target: $0.target, measured: $0.measured, met: $0.pass) })
         let encoder = JSONEncoder()

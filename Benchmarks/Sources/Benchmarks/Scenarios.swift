@@ -14,6 +14,15 @@ func benchSmallGraphs(_ report: Report, budget: Budget, quick: Bool) async {
             baseline: { ops in for _ in 0..<ops { await readmeByHand(app) } }))
     report.record(.readmeGraph, readme.ratio)
 
+    // The floor under that target: the same calls on the fewest tasks a run could use, no graph.
+    let readmeCallsAlone = report.add(
+        await comparePaired(
+            "floor", "floor: README calls on a run's tasks, no graph", baseline: "async let + dispatch",
+            budget: budget,
+            ours: { ops in for _ in 0..<ops { await readmeFloor(app) } },
+            baseline: { ops in for _ in 0..<ops { await readmeByHand(app) } }))
+    report.recordFloor(.readmeGraph, readmeCallsAlone.ratio)
+
     let store = Store(initialState: BenchState(), reducer: incrementReducer)
     let empty = report.add(
         await comparePaired(
@@ -57,6 +66,14 @@ func benchSmallGraphs(_ report: Report, budget: Budget, quick: Bool) async {
                 },
                 baseline: { ops in for _ in 0..<ops { await callsInOneTask(targetChainLength, kind, store) } }))
         report.record(kind == .returnsAtOnce ? .chainReturningAtOnce : .chainSuspendingOnce, chain.ratio)
+        // The floor under that target: the calls on one task the dispatch starts, no graph.
+        let chainCallsAlone = report.add(
+            await comparePaired(
+                "floor", "floor: chain's calls on a started task, \(kind == .returnsAtOnce ? "return" : "suspend")",
+                baseline: "the calls in one task + dispatch", budget: budget,
+                ours: { ops in for _ in 0..<ops { await chainFloor(targetChainLength, kind, store) } },
+                baseline: { ops in for _ in 0..<ops { await callsInOneTask(targetChainLength, kind, store) } }))
+        report.recordFloor(kind == .returnsAtOnce ? .chainReturningAtOnce : .chainSuspendingOnce, chainCallsAlone.ratio)
     }
 
     let fan = report.add(

@@ -1,0 +1,71 @@
+import Foundation
+import OresRedux
+
+// MARK: - Floors: what any executor with the store's API pays the runtime, before any work of its own
+
+// `store.dispatch(graph)` returns a run at once, without awaiting, so the run's async nodes must run
+// on a task that the dispatch starts (the caller's task is not theirs to borrow), and a chain's
+// calls must wait for one another. These functions do only that: the same calls on the fewest
+// unstructured tasks a run could use, a lock taken per call to record its answer, the answers as
+// `any Sendable` (a run keeps them untyped), then one dispatch. No graph, no bookkeeping, no
+// cancellation: a floor under the figures, not a competitor. Their ratio to a target's baseline
+// says how much of the target is left for the executor itself.
+
+/// The answers of a floor run, behind a lock, as a run keeps its nodes' responses.
+private final class FloorAnswers: Sendable {
+    private let lock = NSLock()
+    // Read and written only with `lock` held.
+    nonisolated(unsafe) private var answers: [(any Sendable)?]
+
+    init(count: Int) {
+        answers = Array(repeating: nil, count: count)
+    }
+
+    func record(_ answer: any Sendable, at index: Int) {
+        lock.withLock { answers[index] = answer }
+    }
+
+    func answer(at index: Int) -> (any Sendable)? {
+        lock.withLock { answers[index] }
+    }
+}
+
+/// The chain's calls, one after another on one task that the "dispatch" starts, awaited by the
+/// caller; then one dispatch. The least a chain run can cost with this API.
+func chainFloor(_ count: Int, _ kind: CallKind, _ store: Store<BenchState>) async {
+    let answers = FloorAnswers(count: count)
+    let calls: [@Sendable () async -> any Sendable] =
+        switch kind {
+        case .returnsAtOnce: Array(repeating: { await API.work() }, count: count)
+        case .suspendsOnce: Array(repeating: { await API.workAfterSuspending() }, count: count)
+        }
+    let run = Task {
+        for index in 0..<count { answers.record(await calls[index](), at: index) }
+    }
+    await run.value
+    blackhole(answers.answer(at: count - 1) as? Int ?? 0)
+    store.dispatch(Increment(amount: 1))
+}
+
+/// The README graph's calls as a run must make them: the log-in on a task the dispatch starts, the
+/// profile on the same task and the feed on a second one (they run at once), both awaited; then
+/// one dispatch. The least the README graph can cost with this API, building nothing.
+func readmeFloor(_ store: Store<AppState>) async {
+    let answers = FloorAnswers(count: 3)
+    let run = Task {
+        do {
+            let session = try await API.logIn("ada", "lovelace")
+            answers.record(session, at: 0)
+            let feed = Task { answers.record(try await API.feed(session.token), at: 2) }
+            answers.record(try await API.profile(session.token), at: 1)
+            try await feed.value
+        } catch {
+            fatalError("the fake API does not throw: \(error)")
+        }
+    }
+    await run.value
+    guard let profile = answers.answer(at: 1) as? Profile, let feed = answers.answer(at: 2) as? [Post] else {
+        fatalError("the floor run lost an answer")
+    }
+    store.dispatch(ShowHome(profile: profile, feed: feed))
+}
