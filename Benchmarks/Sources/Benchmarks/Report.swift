@@ -87,6 +87,11 @@ final class Report {
         floors[goal] = stats.median
     }
 
+    /// Records a floor that has no spread to show (a count of allocations).
+    func recordFloor(_ goal: Goal, _ value: Double) {
+        floors[goal] = value
+    }
+
     /// `floor 11.2x`, or nothing when the goal has no floor in this run.
     func floorText(_ goal: Goal) -> String {
         floors[goal].map { "floor " + goal.unit.format($0) } ?? ""

@@ -153,6 +153,12 @@ func benchAllocations(_ report: Report, quick: Bool) async {
         { for _ in 0..<$0 { await readmeRun(app) } },
         { for _ in 0..<$0 { await readmeByHand(app) } })
     report.record(.readmeAllocations, readme.ours, note: "mean of \(formatCount(runs)) runs")
+    // The floor under that target: the same calls on the tasks a run needs, no graph.
+    let readmeCallsAlone = await compare(
+        "floor: README calls on a run's tasks, no graph", "async let + dispatch",
+        { for _ in 0..<$0 { await readmeFloor(app) } },
+        { for _ in 0..<$0 { await readmeByHand(app) } })
+    report.recordFloor(.readmeAllocations, readmeCallsAlone.ours)
     // Where the README graph's allocations come from: building it, and running a graph built once.
     _ = await compare(
         "README graph, building only", "nothing",
