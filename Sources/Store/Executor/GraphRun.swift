@@ -48,8 +48,10 @@ public final class GraphRun<State: Sendable>: Sendable {
         self.backend = backend
         self.durable = durable
         self.storage = storage
+        // Lazily: the machine copies each flag into its node's state, so an array of them would
+        // be allocated only to be dropped.
         let machine = Machine(
-            isSync: storage.bodies.map { $0.isSync },
+            isSync: storage.bodies.lazy.map { $0.isSync },
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
