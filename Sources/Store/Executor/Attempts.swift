@@ -25,45 +25,62 @@ protocol AttemptGate: Sendable {
     func mayStart() -> Bool
 }
 
+/// A node's attempts, ready to run: one attempt's work, the gate each attempt asks first, each
+/// attempt's timeout and the policy that retries them.
+struct AttemptPlan<Value: Sendable, Gate: AttemptGate> {
+    /// One attempt.
+    let operation: @Sendable () async throws -> Value
+    /// Asked right before each attempt calls `operation`; `false` (the run was cancelled) ends the
+    /// attempts with `CancellationError` without calling it.
+    let gate: Gate
+    let timeout: Duration?
+    let retry: RetryPolicy
+
+    /// The gate and the operation in one closure, for an attempt raced against its timeout.
+    var gatedOperation: @Sendable () async throws -> Value {
+        { [operation, gate] in
+            guard gate.mayStart() else { throw CancellationError() }
+            return try await operation()
+        }
+    }
+
+    /// The wait before the attempt after `attempt`, which ended with `error`; `nil` when the retry
+    /// policy makes no further attempt.
+    func delay(beforeRetryAfter error: any Error, attempt: Int) -> Duration? {
+        guard attempt < retry.maxAttempts, !Task.isCancelled, !(error is CancellationError),
+            !(error is DurableRunError), retry.shouldRetry(error)
+        else {
+            return nil
+        }
+        return retry.backoff.delay(beforeRetry: attempt)
+    }
+}
+
 /// Runs a node's attempts: each within its timeout, retried by its policy, paced by the store's clock.
 enum Attempts {
-    /// - Parameters:
-    ///   - operation: one attempt.
-    ///   - gate: asked right before each attempt calls `operation`; `false` (the run was cancelled)
-    ///     ends the attempts with `CancellationError` without calling it.
     /// - Returns: the last attempt's result and how many attempts were made.
     static func run<Value: Sendable, Gate: AttemptGate>(
-        _ operation: @escaping @Sendable () async throws -> Value,
-        gate: Gate,
-        timeout: Duration?, retry: RetryPolicy,
-        clock: any Clock<Duration>
+        _ plan: AttemptPlan<Value, Gate>, clock: any Clock<Duration>
     ) async -> (Result<Value, any Error>, attempts: Int) {
         // Only an attempt raced against its timeout needs the gate and the operation in one closure;
-        // the common attempt asks the gate in line, and allocates nothing for it.
-        var gated: (@Sendable () async throws -> Value)?
-        if timeout != nil {
-            gated = { @Sendable in
-                guard gate.mayStart() else { throw CancellationError() }
-                return try await operation()
-            }
-        }
+        // the common attempt asks the gate in line, and allocates nothing for it. The task keeps
+        // this frame while an attempt runs, so what is not needed across an attempt is left to the
+        // plan's sync methods (see `GraphRun.runAsync`).
+        let gated = plan.timeout == nil ? nil : plan.gatedOperation
         var attempt = 0
         while true {
             attempt += 1
             do {
                 try Task.checkCancellation()
-                if let timeout, let gated {
+                if let timeout = plan.timeout, let gated {
                     return (.success(try await withTimeout(timeout, clock: clock, gated)), attempt)
                 }
-                guard gate.mayStart() else { throw CancellationError() }
-                return (.success(try await operation()), attempt)
+                guard plan.gate.mayStart() else { throw CancellationError() }
+                return (.success(try await plan.operation()), attempt)
             } catch {
-                guard attempt < retry.maxAttempts, !Task.isCancelled, !(error is CancellationError),
-                    !(error is DurableRunError), retry.shouldRetry(error)
-                else {
+                guard let delay = plan.delay(beforeRetryAfter: error, attempt: attempt) else {
                     return (.failure(error), attempt)
                 }
-                let delay = retry.backoff.delay(beforeRetry: attempt)
                 if delay > .zero {
                     do { try await clock.sleep(for: delay) } catch { return (.failure(error), attempt) }
                 }
@@ -74,6 +91,9 @@ enum Attempts {
     /// The operation's result, or ``GraphError/timedOut(after:)`` once `timeout` passed on `clock`,
     /// whichever comes first; the loser is cancelled. Unlike a task group, it returns at the deadline
     /// even when the operation ignores cancellation.
+    // Never inlined into `run`: its locals would join the frame that the task keeps while every
+    // attempt runs, timed or not.
+    @inline(never)
     static func withTimeout<Value: Sendable>(
         _ timeout: Duration, clock: any Clock<Duration>,
         _ operation: @escaping @Sendable () async throws -> Value

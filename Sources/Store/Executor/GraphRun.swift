@@ -48,8 +48,10 @@ public final class GraphRun<State: Sendable>: Sendable {
         self.backend = backend
         self.durable = durable
         self.storage = storage
+        // Lazily: the machine copies each flag into its node's state, so an array of them would
+        // be allocated only to be dropped.
         let machine = Machine(
-            isSync: storage.bodies.map { $0.isSync },
+            isSync: storage.bodies.lazy.map { $0.isSync },
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
             nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
@@ -341,19 +343,37 @@ public final class GraphRun<State: Sendable>: Sendable {
     ///   begun (while this node's still counts, so that the store never looks quiet in between);
     ///   `nil` when the task is done.
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
-        let body = storage.bodies[node]
-        let prerequisites: ArraySlice<Int>? =
-            if case .async(_, _, readsResponses: true) = body { storage.prerequisites(of: node) } else { nil }
-        // Whether the node may still run, its inputs, and whether the run is observed, in one look:
-        // a recorder is set before the run's first event, so whether there is one never changes
-        // while a node runs.
-        let start = protected.withLock { protected -> (inputs: NodeInputs?, isObserved: Bool)? in
+        // What comes before and after the attempts is in sync functions: the task keeps this frame
+        // while the node's action runs, and every local of an async function takes room in it. A
+        // task's frames that outgrow its allocator's slab make it malloc another.
+        guard let start = start(of: node) else { return nil }
+        let plan = attempts(of: node, start)
+        unit?.note("started its attempts")
+        let (result, count) = await Attempts.run(plan, clock: clock)
+        unit?.note("ended its attempts")
+        guard let next = asyncFinished(node, result, attempts: count) else { return nil }
+        return (next, workCounter.begin(unitName(of: next)))
+    }
+
+    /// Whether `node` may still run, its inputs, and whether the run is observed, in one look: a
+    /// recorder is set before the run's first event, so whether there is one never changes while a
+    /// node runs. `nil` when the node may no longer run (the run was cancelled).
+    private func start(of node: Int) -> (inputs: NodeInputs?, isObserved: Bool)? {
+        let readsResponses = if case .async(_, _, readsResponses: true) = storage.bodies[node] { true } else { false }
+        let prerequisites = readsResponses ? storage.prerequisites(of: node) : nil
+        return protected.withLock { protected -> (inputs: NodeInputs?, isObserved: Bool)? in
             guard protected.machine.mayRun(node) else { return nil }
             return (prerequisites.map { protected.inputs(from: $0) }, protected.recorder != nil)
         }
-        guard let start else { return nil }
+    }
+
+    /// What `node`'s attempts need: its work bound to the store, the gate each attempt asks, its
+    /// timeout and retry policy.
+    private func attempts(
+        of node: Int, _ start: (inputs: NodeInputs?, isObserved: Bool)
+    ) -> AttemptPlan<ResponseSlot, NodeGate> {
         let operation: @Sendable () async throws -> ResponseSlot
-        switch body {
+        switch storage.bodies[node] {
         case .async(let bind, _, _):
             var inputs = start.inputs ?? NodeInputs(responses: [])
             if let durable, let codec = storage.settings[node]?.durable {
@@ -380,11 +400,13 @@ public final class GraphRun<State: Sendable>: Sendable {
         var retry = settings?.retry ?? .never
         if let durable { retry = durable.retryLeft(of: node, retry) }
         let time: (@Sendable () -> Duration)? = if start.isObserved { { self.elapsed() } } else { nil }
-        unit?.note("started its attempts")
-        let (result, attempts) = await Attempts.run(
-            operation, gate: NodeGate(protected: protected, node: node, host: core, elapsed: time),
-            timeout: settings?.timeout, retry: retry, clock: clock)
-        unit?.note("ended its attempts")
+        return AttemptPlan(
+            operation: operation, gate: NodeGate(protected: protected, node: node, host: core, elapsed: time),
+            timeout: settings?.timeout, retry: retry)
+    }
+
+    /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task.
+    private func asyncFinished(_ node: Int, _ result: Result<ResponseSlot, any Error>, attempts: Int) -> Int? {
         let now = elapsed()
         var next: Int?
         perform(
@@ -396,8 +418,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 next = protected.handOn(from: node, to: performable.effects.handedOn)
                 return performable
             })
-        guard let next else { return nil }
-        return (next, workCounter.begin(unitName(of: next)))
+        return next
     }
 
     // MARK: Effects

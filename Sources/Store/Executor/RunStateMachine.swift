@@ -123,18 +123,18 @@ struct RunStateMachine {
     private var latest: Duration = .zero
 
     /// - Parameters:
-    ///   - isSync: for each node, whether it is a sync node (applied by the pipeline) rather than an
-    ///     async, delay or join node (run on a task).
+    ///   - isSync: for each node in order, whether it is a sync node (applied by the pipeline)
+    ///     rather than an async, delay or join node (run on a task).
     ///   - prerequisites: every node's prerequisites, one list after the other; node `i`'s list
     ///     ends at `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. A node's
     ///     prerequisites are all added before it.
     ///   - nodesWithFallback: the nodes that send a fallback action when they fail.
     ///   - hasCancelAction: whether the graph sends a sync action when its run is cancelled.
     ///   - problems: nodes built with bad input; each fails with its error when the run starts.
-    init(
-        isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
+    init<IsSync: RandomAccessCollection<Bool>>(
+        isSync: IsSync, prerequisites: [Int], prerequisiteEnds: [Int],
         nodesWithFallback: Set<Int> = [], hasCancelAction: Bool = false, problems: [Int: any Error] = [:]
-    ) {
+    ) where IsSync.Index == Int {
         let count = isSync.count
         precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
         var nodes: [NodeState] = []
