@@ -1,4 +1,3 @@
-import Foundation
 import OresRedux
 
 // MARK: - Floors: what any executor with the store's API pays the runtime, before any work of its own
@@ -11,22 +10,20 @@ import OresRedux
 // cancellation: a floor under the figures, not a competitor. Their ratio to a target's baseline
 // says how much of the target is left for the executor itself.
 
-/// The answers of a floor run, behind a lock, as a run keeps its nodes' responses.
-private final class FloorAnswers: Sendable {
-    private let lock = NSLock()
-    // Read and written only with `lock` held.
-    nonisolated(unsafe) private var answers: [(any Sendable)?]
+/// The answers of a floor run, behind the lock a run keeps its nodes' responses behind.
+private typealias FloorAnswers = LockedValue<[(any Sendable)?]>
 
-    init(count: Int) {
-        answers = Array(repeating: nil, count: count)
+extension LockedValue where Value == [(any Sendable)?] {
+    convenience init(count: Int) {
+        self.init(Array(repeating: nil, count: count))
     }
 
     func record(_ answer: any Sendable, at index: Int) {
-        lock.withLock { answers[index] = answer }
+        withLock { $0[index] = answer }
     }
 
     func answer(at index: Int) -> (any Sendable)? {
-        lock.withLock { answers[index] }
+        withLock { $0[index] }
     }
 }
 
