@@ -108,7 +108,7 @@ struct RunAndPipelineModelTests {
                     #expect(pipeline.dispatch(Echo(), admit: nil, on: applier) == .queued)
                 }
                 var step = RunStateMachine.SyncStep.idle
-                let queued = pipeline.hasQueuedWork
+                let queued = pipeline.hasFollowUps
                 handle(on: applier) { run in
                     let (effects, next) = run.syncItemApplied(item, now: .nanoseconds(time), queuedWork: queued)
                     step = next

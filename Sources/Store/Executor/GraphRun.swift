@@ -246,7 +246,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 if let durable, case .node(let node) = item { durable.syncApplied(node, commitCount: core.commitCount) }
             }
             let now = elapsed()
-            let queuedWork = core.hasQueuedWork
+            let queuedWork = core.hasFollowUps
             var next = Machine.SyncStep.idle
             perform(
                 protected.withLock { protected in

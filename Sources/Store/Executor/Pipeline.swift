@@ -81,10 +81,12 @@ extension StoreCore {
         drainAndLeavePipeline()
     }
 
-    /// Whether work is queued behind the current action. Called by a run inside the pipeline.
-    var hasQueuedWork: Bool { stateLock.withLock { pipeline.hasQueuedWork } }
+    /// Whether a follow-up of the current action waits (a run yields to it). Called by a run inside
+    /// the pipeline.
+    var hasFollowUps: Bool { stateLock.withLock { pipeline.hasFollowUps } }
 
-    /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
+    /// Puts a run that yielded back in line, behind the follow-ups. Called by the run inside the
+    /// pipeline.
     func requeue(_ run: any PipelineRun) {
         stateLock.withLock { pipeline.requeue(run) }
     }
@@ -117,8 +119,8 @@ extension StoreCore {
         return entry
     }
 
-    /// The applier applies what is queued, FIFO (including what the work applied here queues in
-    /// turn, and runs other threads handed over), then leaves: the pipeline's one exit.
+    /// The applier applies what is queued in the machine's order (follow-ups of the current action
+    /// first, then runs other threads handed over), then leaves: the pipeline's one exit.
     @inlinable
     func drainAndLeavePipeline() {
         stateLock.lock()

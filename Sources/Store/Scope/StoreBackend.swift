@@ -23,7 +23,7 @@ protocol RunHost: AnyObject, Sendable {
     var commitCount: UInt64 { get }
     /// Middleware, reducer, subscribers; called on the pipeline's applier thread.
     func apply(_ action: any Action, admit: (@Sendable () -> Bool)?)
-    var hasQueuedWork: Bool { get }
+    var hasFollowUps: Bool { get }
     func schedule(_ run: any PipelineRun)
     func requeue(_ run: any PipelineRun)
     /// Whether this thread is applying actions in the store's pipeline.
