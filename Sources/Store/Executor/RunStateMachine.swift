@@ -17,6 +17,14 @@
 /// two events clear it. So whatever the pipeline does between two events, ready work is always
 /// either scheduled or being applied: the invariant that makes a run always finish.
 ///
+/// ## A resumed run, in the order an uninterrupted one would take
+/// Nodes of a durable run that ended in an earlier launch are *replays*: they are never started
+/// again, but each plays its recorded end at the moment an uninterrupted run would have reached it.
+/// A replayed async node plays when it is released, after the other nodes released at that moment
+/// (as a real end comes after its release); a replayed sync node takes its place in `readySync` and
+/// plays when it reaches the front with no item in hand (as it would have been applied then). So a
+/// fallback replayed after a sync node released earlier is applied after it, as it would have been.
+///
 /// Every walk over the graph is a loop, never a recursion, so a million-node chain cannot overflow
 /// the stack.
 struct RunStateMachine {
@@ -90,6 +98,10 @@ struct RunStateMachine {
 
     private var readySync: [SyncItem] = []
     private var readyHead = 0
+    /// Nodes that ended in an earlier launch, whose end has not been played yet (see the overview).
+    private var replays: [Int: EndedBefore] = [:]
+    /// Replayed async nodes released and not played yet, in the order they were released.
+    private var replayedEnds: [Int] = []
     /// The sync item the pipeline took and has not reported applied yet (the run has one token, so
     /// at most one).
     private(set) var itemInHand: SyncItem?
@@ -193,22 +205,30 @@ struct RunStateMachine {
     /// before any skip spreads, so a node below another bad node still reports its own problem.
     ///
     /// - Parameter endedBefore: nodes of a durable run that ended in an earlier launch (its journal
-    ///   says so), in graph order. Each is terminal before anything is released: a success keeps its
-    ///   response for its dependents and counts as a finished prerequisite; a failure skips its
-    ///   dependents and queues its fallback when `sendsFallback` (it was not applied before). The
-    ///   release rule then runs as for any start, so nothing that ended is started again.
+    ///   says so), in graph order. None is started again: each plays its recorded end when the release
+    ///   rule reaches it, in the order an uninterrupted run would (see the overview). A success
+    ///   passes its response to its dependents; a failure skips them and queues its fallback when
+    ///   `sendsFallback` (it was not applied before); a cancelled node is terminal at once.
     mutating func start(now: Duration, endedBefore: [EndedBefore] = []) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard phase == .notStarted else { return effects }
         phase = .running
-        for ended in endedBefore { replay(ended, now: now, &effects) }
+        for ended in endedBefore where nodes[ended.node].status == .waiting {
+            if ended.isCancelled {
+                nodes[ended.node].start = now
+                markTerminal(ended.node, .cancelled, now: now, &effects)
+            } else {
+                replays[ended.node] = ended
+            }
+        }
         let bad = problems.keys.sorted()
         for node in bad where !nodes[node].status.isTerminal { markFailed(node, problems[node]!, now: now, &effects) }
         for node in bad { skipDependents(of: node, now: now, &effects) }
         for node in nodes.indices where nodes[node].status == .waiting && nodes[node].remaining == 0 {
             release(node, now: now, &effects)
         }
+        playDueReplays(now: now, &effects)
         checkFinished(&effects)
         return effects
     }
@@ -249,6 +269,7 @@ struct RunStateMachine {
         case .cancelAction:
             isCancelActionPending = false
         }
+        playDueReplays(now: now, &effects)
         checkFinished(&effects)
         if readyHead == readySync.count {
             isScheduled = false
@@ -291,6 +312,7 @@ struct RunStateMachine {
             markFailed(node, error, now: now, &effects)
             skipDependents(of: node, now: now, &effects)
         }
+        playDueReplays(now: now, &effects)
         checkFinished(&effects)
         if effects.schedule, let next = effects.handedOn {
             effects.handedOn = nil
@@ -320,7 +342,20 @@ struct RunStateMachine {
         for node in nodes.indices {
             switch nodes[node].status {
             case .waiting, .ready:
-                markTerminal(node, .cancelled, now: now, &effects)
+                if let ended = replays.removeValue(forKey: node) {
+                    // It ended in an earlier launch: it keeps the outcome it had, and releases nothing.
+                    if nodes[node].start == nil { nodes[node].start = now }
+                    switch ended.result {
+                    case .success(let response):
+                        if let response { store(response, of: node) }
+                        markTerminal(node, .succeeded, now: now, &effects)
+                    case .failure(let error):
+                        errors[node] = error
+                        markTerminal(node, .failed, now: now, &effects)
+                    }
+                } else {
+                    markTerminal(node, .cancelled, now: now, &effects)
+                }
             case .running where !nodes[node].isSync:
                 markTerminal(node, .cancelled, now: now, &effects)
                 effects.cancelWorkers.append(node)
@@ -330,6 +365,8 @@ struct RunStateMachine {
         }
         readySync = []
         readyHead = 0
+        replays = [:]
+        replayedEnds = []
         if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
         if sendsCancelAction {
             isCancelActionPending = true
@@ -380,31 +417,50 @@ struct RunStateMachine {
         var isCancelled = false
     }
 
-    /// Makes `ended.node` terminal without starting it, and counts it for its dependents without
-    /// releasing them (``start(now:endedBefore:)`` releases what is ready once every replay is in).
-    private mutating func replay(_ ended: EndedBefore, now: Duration, _ effects: inout Effects) {
-        let node = ended.node
-        guard nodes[node].status == .waiting else { return }
-        nodes[node].start = now
-        if ended.isCancelled {
-            markTerminal(node, .cancelled, now: now, &effects)
-            return
+    /// Plays the replayed ends that are due, in the order an uninterrupted run would have had them:
+    /// the async ones released so far, in release order, and a replayed sync node at the front of
+    /// `readySync` while no item is in hand. Called at the end of every event that can release
+    /// nodes, so the front of `readySync` is never a replay when the pipeline takes an item.
+    private mutating func playDueReplays(now: Duration, _ effects: inout Effects) {
+        guard !replays.isEmpty else { return }
+        var played = 0
+        while true {
+            if played < replayedEnds.count {
+                play(replayedEnds[played], now: now, &effects)
+                played += 1
+            } else if itemInHand == nil, readyHead < readySync.count, case .node(let node) = readySync[readyHead],
+                replays[node] != nil
+            {
+                readyHead += 1
+                play(node, now: now, &effects)
+            } else {
+                break
+            }
         }
+        replayedEnds.removeAll()
+        if readyHead < readySync.count, !isScheduled {
+            isScheduled = true
+            effects.schedule = true
+        }
+    }
+
+    private mutating func store(_ response: any Sendable, of node: Int) {
+        if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
+        responses[node] = response
+    }
+
+    /// A released replay plays the end its journal recorded, as if it had just ended.
+    private mutating func play(_ node: Int, now: Duration, _ effects: inout Effects) {
+        guard let ended = replays.removeValue(forKey: node) else { return }
+        nodes[node].start = now
         switch ended.result {
         case .success(let response):
-            if let response {
-                if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
-                responses[node] = response
-            }
-            markTerminal(node, .succeeded, now: now, &effects)
-            for edge in dependentStarts[node]..<dependentStarts[node + 1] {
-                let dependent = dependents[edge]
-                if nodes[dependent].status == .waiting { nodes[dependent].remaining -= 1 }
-            }
+            if let response { store(response, of: node) }
+            succeed(node, now: now, &effects)
         case .failure(let error):
             markTerminal(node, .failed, now: now, &effects)
             errors[node] = error
-            if ended.sendsFallback, nodesWithFallback.contains(node) {
+            if ended.sendsFallback, nodesWithFallback.contains(node), phase == .running {
                 pendingFallbacks += 1
                 enqueueSync(.fallback(node), &effects)
             }
@@ -426,6 +482,12 @@ struct RunStateMachine {
 
     /// - Parameter handingOn: an async node may go to the finishing node's task (see `asyncFinished`).
     private mutating func release(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout Effects) {
+        if !replays.isEmpty, replays[node] != nil {
+            // Ended in an earlier launch: never started again; its end plays where it is due.
+            nodes[node].status = .ready
+            if nodes[node].isSync { readySync.append(.node(node)) } else { replayedEnds.append(node) }
+            return
+        }
         if nodes[node].isSync {
             nodes[node].status = .ready
             enqueueSync(.node(node), &effects)
