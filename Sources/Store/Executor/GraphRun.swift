@@ -690,10 +690,7 @@ extension StoreCore {
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil
     ) -> GraphRun<S> {
         let run = GraphRun(host: self, backend: backend, storage: graph.storage, durable: durable)
-        if let context = PureCall.current {
-            report(
-                .dispatchFromReducer,
-                "a graph of \(graph.count) nodes was dispatched from \(context); it was cancelled.")
+        if refusesDispatchFromPureCode("a graph of \(graph.count) nodes", "it was cancelled") {
             if hasEventObservers { run.startRecording() }
             run.cancel()
             return run

@@ -24,10 +24,7 @@ extension StoreCore {
     /// once it was cancelled.
     @inlinable
     func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
-        if let context = PureCall.current {
-            reportImpureDispatch(action, from: context)
-            return
-        }
+        if refusesDispatchFromPureCode("\(type(of: action))", "it was dropped") { return }
         let me = currentThreadID()
         stateLock.lock()
         var entry = pipeline.dispatch(action, admit: admit, on: me)
@@ -57,14 +54,25 @@ extension StoreCore {
         }
     }
 
+    /// The one check of every dispatch (an action, an async action, a graph) against pure code: when
+    /// this thread runs a reducer or a graph's `make` or fallback closure, reports that `what` was
+    /// dispatched from it and what became of it (`consequence`), and returns `true`: the caller
+    /// drops the work (or cancels it). `false`, at the cost of one thread-local read, otherwise.
+    @inlinable
+    func refusesDispatchFromPureCode(_ what: @autoclosure () -> String, _ consequence: String) -> Bool {
+        guard let context = PureCall.current else { return false }
+        reportImpureDispatch(what(), consequence, from: context)
+        return true
+    }
+
     @usableFromInline
-    func reportImpureDispatch(_ action: any Action, from context: PureCall.Context) {
+    func reportImpureDispatch(_ what: String, _ consequence: String, from context: PureCall.Context) {
         report(
             .dispatchFromReducer,
             """
-            \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
-            make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
-            async action instead.
+            \(what) was dispatched from \(context); \(consequence). Reducers and a graph's make and \
+            fallback closures must be pure: dispatch from a middleware, a subscriber or an async action \
+            instead.
             """)
     }
 
