@@ -48,13 +48,6 @@ public struct ActionTask<Response: Sendable>: Sendable {
 }
 
 extension StoreCore {
-    /// Runs one attempt of `action`: its own `run`, or the test store's stub.
-    func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response {
-        if let interceptor = options.interceptor {
-            return try await interceptor.perform(action, context: context)
-        }
-        return try await action.run(context)
-    }
 
     /// Starts `action` in this store with `context` (this store's, or a scope's of it).
     func startAsync<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) -> ActionTask<A.Response> {
