@@ -13,8 +13,10 @@ import Foundation
 /// The default ``RunJournal``: one append-only file per run in a folder the app names.
 ///
 /// What it promises, beyond ``RunJournal``'s contract:
-/// - **Durable appends.** Each record is written at the end of its run's file and flushed (`fsync`)
-///   before ``append(_:to:)`` returns; creating or removing a run's file also flushes the folder.
+/// - **Durable appends.** Each record is written at the end of its run's file and flushed to the
+///   drive before ``append(_:to:)`` returns (`fcntl(F_FULLFSYNC)` on Apple platforms, or `fsync`
+///   where a volume refuses it; `fsync` on Linux: see the table in <doc:RunsThatSurviveARelaunch>);
+///   creating or removing a run's file also flushes the folder.
 ///   A failed append cuts the file back to its previous length, so the records already there stay
 ///   readable and the next append starts clean.
 /// - **Torn tails.** A record cut short by a crash is dropped on reading, with a
