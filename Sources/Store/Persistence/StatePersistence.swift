@@ -258,6 +258,8 @@ public final class StatePersistence: Sendable {
 
     static func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
         let encoder = JSONEncoder()
+        // portability: sorted keys keep one platform's saves stable; Apple's Foundation may order
+        // them differently from Linux's, so a file moved across decodes the same but differs in bytes.
         encoder.outputFormatting = [.sortedKeys]
         do {
             return try encoder.encode(value)
