@@ -20,9 +20,9 @@
 ///
 /// - Darwin (macOS, iOS, tvOS, watchOS, visionOS): `fcntl(F_FULLFSYNC)`, which asks the drive to
 ///   write its cache to permanent storage. There `fsync` only hands the data to the drive, whose
-///   cache a power loss can lose, records the journal reported as written included. A file system
-///   that refuses `F_FULLFSYNC` (some network, FAT and FUSE volumes answer `ENOTSUP`, `EINVAL` or
-///   `ENOTTY`) gets `fsync` instead, as SQLite does: the best that volume offers.
+///   cache a power loss can lose, records the journal reported as written included. A volume that
+///   refuses `F_FULLFSYNC` (network volumes among them; they answer `ENOTSUP` or the like) gets
+///   `fsync` instead, as SQLite does: the best that volume offers.
 /// - Elsewhere (Linux): `fsync`, which on Linux file systems with write barriers (the default of
 ///   ext4, XFS and Btrfs) also flushes the drive's cache.
 ///
