@@ -376,10 +376,8 @@ import Testing
         init(_ arguments: [String], output: String) throws {
             #if canImport(Darwin)
                 var actions: posix_spawn_file_actions_t? = nil  // an opaque pointer on Darwin, set by init
-                let environment = _NSGetEnviron().pointee  // Darwin's module has no `environ`
             #else
                 var actions = posix_spawn_file_actions_t()
-                let environment = environ
             #endif
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
@@ -387,8 +385,12 @@ import Testing
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
             var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
+            // This process's environment, spelled the same everywhere (Darwin's module has no `environ`).
+            var environment: [UnsafeMutablePointer<CChar>?] =
+                ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for pointer in environment { free(pointer) } }
             var pid: pid_t = 0
-            let code = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environment)
+            let code = posix_spawn(&pid, arguments[0], &actions, nil, &argv, &environment)
             guard code == 0 else {
                 throw SoakFailure(description: "posix_spawn \(arguments[0]): \(String(cString: strerror(code)))")
             }
