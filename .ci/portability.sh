@@ -37,7 +37,13 @@ for line in open(".ci/above-floor-apis.txt", encoding="utf-8"):
     if line and not line.startswith("#"):
         name, _, since = line.partition(" ")
         floor_apis[name] = since.strip()
-floor_re = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, floor_apis)) + r")\b(?!\s*:)")
+# A name (`Atomic`) matches as a whole word; a call (`String(validating:`) as written, any spacing.
+def floor_pattern(name):
+    if re.fullmatch(r"\w+", name):
+        return r"(?<!\w)" + name + r"\b(?!\s*:)"
+    return r"(?<!\w)" + r"\s*".join(map(re.escape, name))
+floor_re = re.compile("|".join("(?P<n%d>%s)" % (i, floor_pattern(n)) for i, n in enumerate(floor_apis)))
+floor_names = list(floor_apis)
 
 # --- #if conditions: on which platforms a branch may be compiled ------------------------------
 
@@ -192,10 +198,10 @@ def check_swift(path, is_test_target):
         covered = pending or any(scopes) or bool(AVAILABLE_CHECK.search(bare))
         if covered is False and here & set(APPLE):
             for m in floor_re.finditer(bare):
-                name = m.group(1)
+                name = floor_names[int(m.lastgroup[1:])]
                 report(path, number, "above-floor",
                        "%s needs %s (the floor is macOS 14 / iOS 17): mark the enclosing declaration "
-                       "@available, or use something the floor has (the library's LockedValue)"
+                       "@available, or use what the floor has (for a lock, the library's LockedValue)"
                        % (name, floor_apis[name]), raw)
         if here & set(MOBILE):
             for m in re.finditer(r"(?<!\w)(Process)\b|\b(posix_spawn\w*)", bare):
