@@ -13,6 +13,9 @@
 #   process        Process, posix_spawn (none on iOS, tvOS, watchOS, visionOS) where an #if does not
 #                  keep the line to macOS or non-Apple systems; /proc where one does not keep it off
 #                  every Apple platform
+#   typed-throws   a function type with a typed `throws(E)` held in a variable, a stored property,
+#                  an optional or a generic argument: its runtime metadata needs macOS 15 / iOS 18
+#                  (a parameter or a closure passed along needs none)
 #   c-library      an `import Glibc` / `import Musl` whose #if block has no `import Darwin` branch
 #   on-disk        a flush (fsync, F_FULLFSYNC) in Sources other than FileSync.toDisk, the one place
 #                  that says what "on disk" means on each platform
@@ -203,6 +206,16 @@ def check_swift(path, is_test_target):
                        "%s needs %s (the floor is macOS 14 / iOS 17): mark the enclosing declaration "
                        "@available, or use what the floor has (for a lock, the library's LockedValue)"
                        % (name, floor_apis[name]), raw)
+        if here & set(APPLE) and not covered:
+            typed = r"(?:async\s+)?throws\s*\((?!\s*(?:any\s+Error|Never)\s*\))"
+            held = re.search(r"\b(let|var)\s+\w+\s*:[^=]*\b" + typed, bare)
+            wrapped = re.search(r"<[^<>]*\b" + typed + r"|\b" + typed + r"[^()]*->[^()]*\)\s*[?!]", bare)
+            if held or wrapped:
+                report(path, number, "typed-throws",
+                       "a function type with a typed throws, %s: its runtime metadata needs macOS 15 / "
+                       "iOS 18 (the floor is macOS 14 / iOS 17); hold a Result-returning or untyped "
+                       "function instead" % ("in a variable or stored property" if held else "wrapped in a type"),
+                       raw)
         if here & set(MOBILE):
             for m in re.finditer(r"(?<!\w)(Process)\b|\b(posix_spawn\w*)", bare):
                 name = m.group(1) or m.group(2)
