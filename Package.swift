@@ -21,9 +21,11 @@ let package = Package(
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tests/DurableSoakChild"),
+        // The tests depend on the soak's child so that every way of building them (swift build
+        // --build-tests, swift test, Xcode's Test action) builds it beside them.
         .testTarget(
-            name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting"], path: "Tests",
-            exclude: ["DurableSoakChild"]),
+            name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting", "DurableSoakChild"],
+            path: "Tests", exclude: ["DurableSoakChild"]),
     ],
     swiftLanguageModes: [.v6]
 )
