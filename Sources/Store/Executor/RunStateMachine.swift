@@ -65,6 +65,10 @@ struct RunStateMachine {
 
     /// What the shell must do after an event.
     struct Effects {
+        /// The event came from a thread applying actions in the store's pipeline, and the run now
+        /// holds its waiters until that thread leaves it: ask the store to call back then (see
+        /// ``holdWaiters(insidePipeline:_:)``).
+        var holdsWaiters = false
         /// Async, delay and join nodes that just started: run each on a task.
         var startAsync: [Int] = []
         /// An async, delay or join node that just started, for the task whose node's end started
@@ -114,6 +118,8 @@ struct RunStateMachine {
     /// Attempts of async nodes that made more than one.
     private(set) var retriedAttempts: [Int: Int] = [:]
     private var terminalCount = 0
+    /// Waiters held until the store's pipeline is left; `nil` when none are held.
+    private var heldForPipelineExit: [Waiter]? = nil
     /// Fallbacks queued or in hand, not yet applied.
     private var pendingFallbacks = 0
     /// The cancel action is queued or in hand, not yet applied: the run is not finished before it is.
@@ -384,7 +390,7 @@ struct RunStateMachine {
     /// unless the run still has sync work ready or in hand, which the waiter waits for too.
     mutating func awaitNode(_ node: Int, _ waiter: Waiter) -> Waiter? {
         if nodes[node].status.isTerminal {
-            guard hasSyncWorkPending else { return waiter }
+            guard hasSyncWorkPending else { return resumeOrHold(waiter) }
             syncWorkWaiters.append(waiter)
             return nil
         }
@@ -394,8 +400,43 @@ struct RunStateMachine {
 
     /// Waits for the run to finish: returns `waiter` back when it already has (resume it at once).
     mutating func awaitFinish(_ waiter: Waiter) -> Waiter? {
-        if phase == .finished { return waiter }
+        if phase == .finished { return resumeOrHold(waiter) }
         finishWaiters.append(waiter)
+        return nil
+    }
+
+    // MARK: Waiters held until the pipeline is left
+
+    /// Decides, after an event, whether its waiters resume now or when the store's pipeline is
+    /// left. An event on a thread applying actions (a sync node applied, a subscriber that cancels)
+    /// makes the run hold its waiters until that thread leaves the pipeline, so that a node's
+    /// waiter resumes after what subscribers and middleware dispatched in answer to it, the way a
+    /// `dispatch` returns after them. The first such event sets ``Effects/holdsWaiters`` (the shell
+    /// asks the store to call ``pipelineLeft()`` then); while waiters are held, every waiter an event
+    /// resumes, or that would resume at once, joins them.
+    mutating func holdWaiters(insidePipeline: Bool, _ effects: inout Effects) {
+        if insidePipeline, heldForPipelineExit == nil {
+            heldForPipelineExit = []
+            effects.holdsWaiters = true
+        }
+        guard !effects.resume.isEmpty, let held = heldForPipelineExit else { return }
+        heldForPipelineExit = held.isEmpty ? effects.resume : held + effects.resume  // the common case: no copy
+        effects.resume = []
+    }
+
+    /// The store's pipeline was left: the waiters held until then, to resume now.
+    mutating func pipelineLeft() -> [Waiter] {
+        defer { heldForPipelineExit = nil }
+        return heldForPipelineExit ?? []
+    }
+
+    /// Whether the run holds its waiters until the store's pipeline is left.
+    var holdsWaitersForPipelineExit: Bool { heldForPipelineExit != nil }
+
+    /// A waiter that need not wait: resumed now, or held with the others until the pipeline is left.
+    private mutating func resumeOrHold(_ waiter: Waiter) -> Waiter? {
+        guard heldForPipelineExit != nil else { return waiter }
+        heldForPipelineExit!.append(waiter)
         return nil
     }
 
