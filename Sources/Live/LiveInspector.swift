@@ -76,7 +76,11 @@ public final class LiveInspector<State: Sendable>: Sendable {
         if host.contains(":") { host = "[\(host)]" }
         url = URL(string: "http://\(host):\(server.port)/?token=\(token)")!
         server.start()
-        if options.printsURL { print("inspector: \(url.absoluteString)") }
+        if options.printsURL {
+            // Written at once, even when standard output is a pipe, and without taking the C
+            // library's stream locks (a thread blocked in readLine() holds stdin's).
+            FileHandle.standardOutput.write(Data("inspector: \(url.absoluteString)\n".utf8))
+        }
     }
 
     deinit {
@@ -104,12 +108,17 @@ public final class LiveInspector<State: Sendable>: Sendable {
             if action is RecordingResumed { return }
             reducer(&state, action)
         }
-        var storeOptions = recorder.storeOptions(options)
+        // The app's observer first, as the recorder would call it; then the recorder, unless paused.
+        let observer = options.onEvent
+        var base = options
+        base.onEvent = nil
+        var storeOptions = recorder.storeOptions(base)
         let recorded = storeOptions.onEvent
-        let waker = session.waker
+        let session = self.session
         storeOptions.onEvent = { event in
-            recorded?(event)
-            waker.changed()
+            observer?(event)
+            if !session.kept.withLock({ $0.paused }) { recorded?(event) }
+            session.waker.changed()
         }
         let store = Store(
             initialState: initialState, reducer: wrapped, middleware: middleware + [session.middleware],
@@ -124,15 +133,16 @@ public final class LiveInspector<State: Sendable>: Sendable {
     /// Whether recording is paused (from Swift or from the page).
     public var isPaused: Bool { session.kept.withLock { $0.paused } }
 
-    /// Stops recording: the app goes on, its actions are not recorded.
+    /// Stops recording: the app goes on, its actions and its runs' events are not recorded.
     public func pauseRecording() {
-        session.setPaused(true)
+        _ = session.setPaused(true)
     }
 
-    /// Records again. If actions reached the reducer while paused, a ``RecordingResumed`` step is
-    /// dispatched first, whose diff is everything they changed.
+    /// Records again. If actions reached the reducer while paused, ``RecordingResumed`` is
+    /// dispatched (on the calling thread, before this returns): its step's diff is everything they
+    /// changed.
     public func resumeRecording() {
-        session.setPaused(false)
+        if let (store, resumed) = session.setPaused(false) { store.dispatch(resumed) }
     }
 
     /// Jumps the store made last to the state after recorded step `step` (0: the first store's

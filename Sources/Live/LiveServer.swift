@@ -31,9 +31,11 @@ package struct LiveServerStatistics: Sendable, Equatable {
     package var connections = 0
     /// Pages streaming now.
     package var streams = 0
+    /// The most connections ever open at once.
+    package var largestConnections = 0
     /// Connections accepted since the start.
     package var accepted = 0
-    /// The most bytes ever queued for one connection.
+    /// The most bytes ever queued for one stream.
     package var largestQueuedBytes = 0
     /// Requests refused, by status.
     package var refused: [Int: Int] = [:]
@@ -128,6 +130,8 @@ final class LiveServer: @unchecked Sendable {
     private static let pumpInterval = Duration.milliseconds(50)
     /// Streams are pumped this often even without a wake-up (a change the waker missed shows up).
     private static let tickInterval = Duration.milliseconds(250)
+    /// The kernel's send buffer for a stream.
+    private static let streamSendBuffer: Int32 = 64 * 1_024
     /// Steps in one update event.
     private static let stepsPerUpdate = 500
 
@@ -224,6 +228,7 @@ final class LiveServer: @unchecked Sendable {
                 continue
             }
             connections[fd] = Connection(fd: fd, deadline: now + options.requestTimeout, lastProgress: now)
+            statistics.largestConnections = max(statistics.largestConnections, connections.count)
         }
     }
 
@@ -294,7 +299,7 @@ final class LiveServer: @unchecked Sendable {
     private func publish() {
         statistics.connections = connections.count
         statistics.streams = streamCount
-        for connection in connections.values {
+        for connection in connections.values where connection.stream != nil {
             statistics.largestQueuedBytes = max(statistics.largestQueuedBytes, connection.queued)
         }
         let snapshot = statistics
@@ -386,7 +391,8 @@ final class LiveServer: @unchecked Sendable {
             let json =
                 "{\"session\":\(backend.statusJSON()),\"connections\":\(connections.count),"
                 + "\"streams\":\(streamCount),\"largestQueuedBytes\":\(statistics.largestQueuedBytes),"
-                + "\"droppedStreams\":\(statistics.droppedStreams)}"
+                + "\"droppedStreams\":\(statistics.droppedStreams),"
+                + "\"largestConnections\":\(statistics.largestConnections)}"
             send(&connection, Self.response(200, "application/json", Array(json.utf8)))
         case ("GET", "/events"):
             guard streamCount < options.maximumStreams else {
@@ -394,6 +400,8 @@ final class LiveServer: @unchecked Sendable {
             }
             let after = request.query["after"].flatMap { Int($0) } ?? backend.newestStep()
             connection.closesWhenFlushed = false
+            // A small kernel buffer: what a page does not take stays in the queue this server bounds.
+            Socket.setSendBuffer(connection.fd, bytes: Self.streamSendBuffer)
             _ = waker.takePending()
             connection.stream = StreamState(cursor: InspectorLiveCursor(after: after))
             send(

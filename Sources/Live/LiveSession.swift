@@ -50,16 +50,16 @@ final class LiveSession<State: Sendable>: LiveBackend {
 
     // MARK: Commands, from Swift or from the page
 
-    func setPaused(_ paused: Bool) {
-        let unrecorded = kept.withLock { kept in
+    /// Pauses or resumes; on resume after unrecorded actions, the store to send ``RecordingResumed``.
+    func setPaused(_ paused: Bool) -> (Store<State>, RecordingResumed)? {
+        let (unrecorded, store) = kept.withLock { kept in
             defer { kept.unrecorded = 0 }
             kept.paused = paused
-            return paused ? 0 : kept.unrecorded
-        }
-        if unrecorded > 0, let store = kept.withLock({ $0.store }) {
-            commands.async { store.dispatch(RecordingResumed(unrecordedActions: unrecorded)) }
+            return (paused ? 0 : kept.unrecorded, kept.store)
         }
         waker.changed()
+        guard unrecorded > 0, let store else { return nil }
+        return (store, RecordingResumed(unrecordedActions: unrecorded))
     }
 
     /// The store to jump, and the action that jumps it to the state after `step`.
@@ -117,11 +117,10 @@ final class LiveSession<State: Sendable>: LiveBackend {
 
     func command(_ name: String, step: Int?) -> (status: Int, body: String) {
         switch name {
-        case "pause":
-            setPaused(true)
-            return (200, statusJSON())
-        case "resume":
-            setPaused(false)
+        case "pause", "resume":
+            if let (store, resumed) = setPaused(name == "pause") {
+                commands.async { store.dispatch(resumed) }
+            }
             return (200, statusJSON())
         case "jump", "dispatch":
             guard let step else { return (400, Self.error("the command needs {\"step\": number}")) }

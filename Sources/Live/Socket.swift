@@ -105,6 +105,12 @@ enum Socket {
         #endif
     }
 
+    /// Sets the kernel's send buffer of `fd`.
+    static func setSendBuffer(_ fd: Int32, bytes: Int32) {
+        var value = bytes
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// A non-blocking pipe: a thread writes a byte to wake the poll loop.
     static func pipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
