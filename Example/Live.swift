@@ -37,9 +37,14 @@ func serveLive(seconds: Double?) async -> Never {
             exit(0)
         }
     }
-    let lines = AsyncStream<String> { continuation in
+    // Input is read with read(2), not readLine(): a thread blocked in readLine() holds stdin's
+    // lock, and fflush(nil) (below) would wait for it.
+    let lines = AsyncStream<Void> { continuation in
         let reader = Thread {
-            while let line = readLine() { continuation.yield(line) }
+            var byte: UInt8 = 0
+            while read(0, &byte, 1) == 1 {
+                if byte == UInt8(ascii: "\n") { continuation.yield() }
+            }
             continuation.finish()
         }
         reader.start()
@@ -53,6 +58,7 @@ func serveLive(seconds: Double?) async -> Never {
             "\nlive: round \(round) ran \(passed) of \(results.count) scenarios as expected; "
                 + "\(live?.recorder.recording.stepCount ?? 0) steps recorded")
         print("live: press Return to run the scenarios again; end of input (Ctrl-D) or Ctrl-C stops")
+        fflush(nil)  // a test reads these lines through a pipe
         round += 1
         guard await next.next() != nil else {
             print("live: end of input, stopping")
