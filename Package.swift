@@ -27,8 +27,8 @@ let package = Package(
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tests/DurableSoakChild"),
         .testTarget(
-            name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting"], path: "Tests",
-            exclude: ["DurableSoakChild"]),
+            name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting", "OresReduxLive"], path: "Tests",
+            exclude: ["DurableSoakChild", "Live/hostile-clients.py"]),
     ],
     swiftLanguageModes: [.v6]
 )
