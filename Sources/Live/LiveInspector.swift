@@ -44,7 +44,7 @@ public final class LiveInspector<State: Sendable>: Sendable {
     /// Starts serving the page, and prints its URL once (unless ``LiveInspectorOptions/printsURL``
     /// is false).
     /// - Parameters:
-    ///   - recording: what the recorder redacts and keeps (see ``InspectorOptions``).
+    ///   - recording: what the recorder redacts and keeps (see `InspectorOptions`).
     ///   - registry: the action types the page may dispatch again; an action is sent through its
     ///     JSON coding and back, so a step whose action type is not registered cannot be dispatched
     ///     again.
