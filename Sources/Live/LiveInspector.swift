@@ -90,7 +90,9 @@ public final class LiveInspector<State: Sendable>: Sendable {
     /// Makes a store whose every step the page shows: its reducer also applies ``JumpedToStep``
     /// (and ignores ``RecordingResumed``), the recorder's middleware is added after `middleware`,
     /// and its events go to the recorder after `options.onEvent`. The page's jumps and dispatches
-    /// go to the store made last; the inspector does not keep it alive.
+    /// go to the store made last; the inspector does not keep it alive. As with the recorder, the
+    /// stores are recorded one after the other: two stores dispatching at once on different threads
+    /// would interleave their steps, and a jump or dispatch could pick the other store's state.
     /// - Parameters:
     ///   - initialState: the state before any action.
     ///   - reducer: the app's reducer.
@@ -197,8 +199,9 @@ public enum LiveInspectorError: Error, Sendable, CustomStringConvertible {
         case .cannotListen(let reason): "the live inspector cannot listen: \(reason)"
         case .noStore: "no store made by the live inspector is alive"
         case .notKept(let step, let oldest):
-            "step \(step) is not kept"
-                + (oldest.map { " (the oldest kept is step \($0); only the newest steps are kept)" } ?? "")
+            "step \(step) has no state and action kept: only the newest steps keep them"
+                + (oldest.map { " (the oldest kept is step \($0))" } ?? "")
+                + ", and a step that marks where another store begins has none"
         case .notAnAppAction(let type): "\(type) is the inspector's own action; it cannot be dispatched again"
         case .coding(let error): "the action cannot be dispatched again: \(error)"
         }
