@@ -28,7 +28,7 @@ import Foundation
 /// scenario): call ``storeOptions(_:)`` for each new store, and the page marks where each begins
 /// with a step named `store #2`, whose diff is the new store's initial state.
 public final class InspectorRecorder<State: Sendable>: Sendable {
-    private let storage: LockedValue<InspectorStorage<State>>
+    let storage: LockedValue<InspectorStorage<State>>
     private let options: InspectorOptions<State>
     private let origin: ContinuousClock.Instant
 
@@ -126,7 +126,7 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
 
     /// Forgets everything recorded; the next action starts a new recording from the state then.
     public func clear() {
-        storage.withLock { $0 = InspectorStorage(options: options) }
+        storage.withLock { $0 = InspectorStorage(options: options, stepObserver: $0.stepObserver) }
     }
 }
 
@@ -148,6 +148,9 @@ struct InspectorStorage<State: Sendable>: Sendable {
     /// The store being recorded, from 1, and the one of the last step.
     var store = 0
     var lastStepStore = 0
+    /// Told each step's number as it is appended, under the recorder's lock (see
+    /// `InspectorRecorder.observeSteps`): it must only note it and return.
+    var stepObserver: (@Sendable (_ number: Int, _ startsStore: Bool) -> Void)?
 
     /// The next action comes from another store than the last step.
     var storeChanged: Bool { store != lastStepStore && stepCount > 0 }
@@ -159,9 +162,13 @@ struct InspectorStorage<State: Sendable>: Sendable {
     /// Runs and async actions are numbered per store: the key tells stores apart.
     private var storeKey: UInt64 { UInt64(max(store, 1)) << 40 }
 
-    init(options: InspectorOptions<State>) {
+    init(
+        options: InspectorOptions<State>,
+        stepObserver: (@Sendable (_ number: Int, _ startsStore: Bool) -> Void)? = nil
+    ) {
         maximumSteps = max(1, options.maximumSteps)
         maximumRuns = max(1, options.maximumRuns)
+        self.stepObserver = stepObserver
     }
 
     mutating func start(_ state: State, _ tree: InspectorValue) {
@@ -177,6 +184,7 @@ struct InspectorStorage<State: Sendable>: Sendable {
         step.number = stepCount
         steps.append(step)
         previous = state
+        stepObserver?(stepCount, step.startsStore)
         if steps.count - firstKept > maximumSteps {
             base = steps[firstKept].patch.applied(to: base)
             firstKept += 1
