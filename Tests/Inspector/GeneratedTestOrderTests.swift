@@ -95,11 +95,16 @@ struct GeneratedTestOrderTests {
         #expect(!lines[cancel...].contains { $0.hasPrefix("loadProfileCalls.") || $0.hasPrefix("loadFeedCalls.") })
     }
 
-    @Test("values cut at maximumDepth or maximumStringLength are written so they compile, with a comment")
-    func cutValuesCompile() async throws {
-        let generated = await InspectorApp.recordCuts().generatedTest(
+    /// The generated test for ``InspectorApp/recordCuts()``'s recording.
+    static func cutTest() async -> String {
+        await InspectorApp.recordCuts().generatedTest(
             named: "replaysTheCutRecording", reducer: "reducer", initialState: "AppState()",
             graph: { _, _ in "plainGraph()" })
+    }
+
+    @Test("values cut at maximumDepth or maximumStringLength are written so they compile, with a comment")
+    func cutValuesCompile() async throws {
+        let generated = await Self.cutTest()
         #expect(!generated.contains("<#"), "no placeholder: \(generated)")
         // A cut value that the test must build (a sent action, a stub's answer) gets a stand-in...
         #expect(generated.contains(#"Tag(name: "swift swift swif" /* cut: "#), "\(generated)")
@@ -110,6 +115,36 @@ struct GeneratedTestOrderTests {
         #expect(generated.contains("notAsserting: [\\.tags]"), "\(generated)")
         #expect(generated.contains("// not asserted: tags (cut at maximumDepth)"), "\(generated)")
         #expect(generated.contains("notAsserting: [\\.feed]"), "\(generated)")
+    }
+
+    @Test(
+        "the generated tests in GeneratedReplays.swift are the generator's output for these recordings, byte for byte")
+    func checkedInReplaysAreTheGeneratorsOutput() async throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("GeneratedReplays.swift")
+        let source = try String(contentsOf: file, encoding: .utf8)
+        let header = "import OresRedux\nimport OresReduxTesting\nimport Testing\n\n"
+        for generated in [Self.logInTest(try await InspectorApp.recordParallelLogIn()), await Self.cutTest()] {
+            #expect(generated.hasPrefix(header))
+            let body = String(generated.dropFirst(header.count))
+            let name = try #require(body.split(separator: "(").first?.split(separator: " ").last)
+            let begin = try #require(source.range(of: "// BEGIN \(name)\n"), "\(name) is in GeneratedReplays.swift")
+            let end = try #require(source.range(of: "// END \(name)\n", range: begin.upperBound..<source.endIndex))
+            #expect(String(source[begin.upperBound..<end.lowerBound]) == body, "regenerated:\n\(generated)")
+        }
+    }
+
+    @Test("the generated test of the parallel log-in passes every time: 48 runs, 8 at a time")
+    func theGeneratedTestPassesEveryTime() async throws {
+        try await withDeadline(60, "48 runs of the generated test") {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for round in 0..<48 {
+                    if round >= 8 { try await group.next() }
+                    group.addTask { try await InspectorApp.GeneratedReplays().replaysTheParallelLogIn() }
+                }
+                try await group.waitForAll()
+            }
+        }
     }
 }
 
