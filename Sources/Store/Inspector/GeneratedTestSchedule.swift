@@ -166,17 +166,22 @@ struct GeneratedTestSchedule {
         var answered = Array(repeating: false, count: answers.count)
         var dispatched = Array(repeating: false, count: runs.count)
         var cancelled = Array(repeating: false, count: runs.count)
+        var stepsOfRun: [Int: [Int]] = [:]
+        for index in steps.indices { if let run = stepRun[index] { stepsOfRun[run, default: []].append(index) } }
+        var pending = Set<Int>()  // the steps of the runs dispatched so far, not yet emitted
 
         func released(_ index: Int) -> Bool {
             guard let run = stepRun[index], dispatched[run], !needsCancel[index] || cancelled[run] else { return false }
             return triggers[index].allSatisfy { answered[$0] }
         }
+        func emit(_ index: Int) {
+            emitted[index] = true
+            pending.remove(index)
+            items.append(.step(index))
+        }
         func flush() {
             guard holds else { return }
-            for index in steps.indices where !emitted[index] && released(index) {
-                emitted[index] = true
-                items.append(.step(index))
-            }
+            for index in pending.sorted() where released(index) { emit(index) }
         }
         func answer(_ index: Int) {
             guard !answered[index] else { return }
@@ -202,6 +207,7 @@ struct GeneratedTestSchedule {
                 case .dispatchRun(let run):
                     flush()
                     dispatched[run] = true
+                    pending.formUnion((stepsOfRun[run] ?? []).filter { !emitted[$0] })
                     items.append(item)
                 case .dispatchAction:
                     flush()
@@ -219,9 +225,9 @@ struct GeneratedTestSchedule {
             if !emitted[index] {
                 if holds, let run = stepRun[index] {
                     if needsCancel[index] { cancel(run) }
-                    let pending = triggers[index].filter { !answered[$0] }
-                    if let last = pending.max() {
-                        let others = pending.filter { $0 != last }.sorted {
+                    let needed = triggers[index].filter { !answered[$0] }
+                    if let last = needed.max() {
+                        let others = needed.filter { $0 != last }.sorted {
                             (answers[$0].run ?? .max, answers[$0].node ?? .max) < (
                                 answers[$1].run ?? .max, answers[$1].node ?? .max
                             )
@@ -230,10 +236,7 @@ struct GeneratedTestSchedule {
                         answer(last)
                     }
                 }
-                if !emitted[index] {
-                    emitted[index] = true
-                    items.append(.step(index))
-                }
+                if !emitted[index] { emit(index) }
             }
             place(after: step.number)
         }
