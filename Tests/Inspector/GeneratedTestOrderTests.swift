@@ -48,6 +48,19 @@ struct GeneratedTestOrderTests {
             lines.contains("// LoadFeed: 1 earlier tries failed; the recording keeps each node's last answer only"))
     }
 
+    @Test("the generated test is the same whichever of two unordered ends the recording saw first")
+    func unorderedEndsThatReleaseNothingDoNotChangeTheTest() async throws {
+        let adsFirst = try await InspectorApp.recordParallelLogIn(adsFirst: true)
+        let profileFirst = try await InspectorApp.recordParallelLogIn(adsFirst: false)
+        func seq(_ recording: InspectorRecording, _ label: String) -> Int? {
+            recording.runs.first?.nodes.first { $0.label == label }?.end?.seq
+        }
+        let adsThenProfile = try #require(seq(adsFirst, "LoadAds")) < #require(seq(adsFirst, "LoadProfile"))
+        let profileThenAds = try #require(seq(profileFirst, "LoadProfile")) < #require(seq(profileFirst, "LoadAds"))
+        #expect(adsThenProfile && profileThenAds, "the two recordings saw the ends in both orders")
+        #expect(Self.logInTest(adsFirst) == Self.logInTest(profileFirst))
+    }
+
     @Test("a run's dispatch is placed from its start, before its first step, even when its start was delivered late")
     func aRunIsDispatchedBeforeItsFirstStep() async throws {
         let recording = try await InspectorApp.recordParallelLogIn()

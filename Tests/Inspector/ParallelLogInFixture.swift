@@ -50,11 +50,15 @@ extension InspectorApp {
     /// ads fail at once and the feed fails once, then answers only after the ends of the profile and
     /// the ads were delivered (so the recording is the same every time); two edits; run #2 of the same
     /// graph, cancelled once `SignedIn` was applied, while its three calls hang; a last dispatch.
-    static func recordParallelLogIn(options: InspectorOptions<AppState> = InspectorOptions()) async throws
-        -> InspectorRecording
-    {
+    /// - Parameters:
+    ///   - options: the recorder's options.
+    ///   - adsFirst: whether the ads end before the profile (`true`), after it (`false`), or in either
+    ///     order (`nil`).
+    static func recordParallelLogIn(
+        options: InspectorOptions<AppState> = InspectorOptions(), adsFirst: Bool? = nil
+    ) async throws -> InspectorRecording {
         let inspector = InspectorRecorder<AppState>(options: options)
-        let live = LogInScript(hangs: false)
+        let live = LogInScript(hangs: false, adsFirst: adsFirst)
         var base = StoreOptions()
         base.onEvent = { event in live.observe(event) }
         let store = Store(
@@ -79,26 +83,33 @@ extension InspectorApp {
 /// What the calls of ``InspectorApp/logInGraph(script:)`` do while a real store is recorded.
 ///
 /// Answering: the profile at once, the ads fail at once, the feed fails its first call and answers
-/// its second once the ends of the profile and the ads were delivered to ``observe(_:)``. Hanging:
+/// its second once the ends of the profile and the ads were delivered to ``observe(_:)``; with
+/// `adsFirst`, the profile (or the ads) also waits until the other one's end was delivered. Hanging:
 /// every call waits until its task is cancelled.
 final class LogInScript: Sendable {
     let hangs: Bool
+    let adsFirst: Bool?
     private let feedCalls = LockedValue(0)
     private let ended = LockedValue<Set<String>>([])
     private let feedGate = CallGate()
+    private let profileEnded = CallGate()
+    private let adsEnded = CallGate()
     private let never = CallGate()
 
-    init(hangs: Bool) {
+    init(hangs: Bool, adsFirst: Bool? = nil) {
         self.hangs = hangs
+        self.adsFirst = adsFirst
     }
 
     func profile() async throws -> InspectorApp.Profile {
         if hangs { try await never.wait() }
+        if adsFirst == true { try await adsEnded.wait() }
         return InspectorApp.Profile(name: "Ada")
     }
 
     func ads() async throws -> [String] {
         if hangs { try await never.wait() }
+        if adsFirst == false { try await profileEnded.wait() }
         throw InspectorApp.Offline()
     }
 
@@ -116,6 +127,8 @@ final class LogInScript: Sendable {
     /// Opens the feed's second call once the profile's and the ads' ends were delivered.
     func observe(_ event: StoreEvent) {
         guard case .nodeFinished(_, let node) = event else { return }
+        if node.label == "LoadProfile" { profileEnded.open() }
+        if node.label == "LoadAds" { adsEnded.open() }
         let both = ended.withLock { ended in
             ended.insert(node.label)
             return ended.isSuperset(of: ["LoadProfile", "LoadAds"])
