@@ -1,7 +1,7 @@
 // swift-format-ignore-file
-// The generator's output for the recordings of `GeneratedTestOrderTests`, pasted as is between the
-// markers (so not formatted): that test regenerates each and compares it with the text between its
-// markers, byte for byte, and Swift compiles and runs each here, against the recorded app.
+// The generator's output for the recordings of `InspectorGeneratedTestOrderTests`, pasted as is
+// between the markers (so not formatted): that test regenerates each and compares it with the text
+// between its markers, byte for byte, and Swift compiles and runs each here, against the recorded app.
 import OresRedux
 import OresReduxTesting
 import Testing

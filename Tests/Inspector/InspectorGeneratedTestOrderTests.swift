@@ -9,7 +9,7 @@ import Testing
 /// cancelled run and cut values passes unedited. These tests read the generated text; the generated
 /// tests themselves are checked in beside them (`GeneratedReplays.swift`), compiled and run.
 @Suite("Inspector generated test: order, cancel, cut values")
-struct GeneratedTestOrderTests {
+struct InspectorGeneratedTestOrderTests {
     /// The generated test for ``InspectorApp/recordParallelLogIn(options:)``'s recording.
     static func logInTest(_ recording: InspectorRecording) -> String {
         recording.generatedTest(
