@@ -288,6 +288,22 @@ extension GuideApp {
             try await store.finish()
         }
 
+        @Test("TestingWithTestStore guide: a part of the state left unasserted")
+        func homeWithAnUnknownToken() async throws {
+            let store = TestStore(initialState: AppState(), reducer: appReducer)
+            store.stub(LogIn.self) { action in Session(token: "\(action.user)-\(Int.random(in: 1...9))") }
+            store.stub(FetchProfile.self, with: Profile(name: "Ada"))
+            store.stub(FetchFeed.self, with: [Post(id: 1)])
+            store.dispatch(homeGraph().graph)
+
+            try await store.receive(SignedIn.self, notAsserting: [\.session])
+            try await store.receive(ShowHome.self) {
+                $0.profile = Profile(name: "Ada")
+                $0.feed = [Post(id: 1)]
+            }
+            try await store.finish()
+        }
+
         @Test("TestingWithTestStore guide: finish() after the test moved the clock past a debounce")
         func finishAfterTheDebounce() async throws {
             typealias SearchState = SearchGuideApp.SearchState

@@ -145,6 +145,10 @@ struct InspectorStorage<State: Sendable>: Sendable {
     var asyncActions: [UInt64: InspectorAsyncAction] = [:]
     var droppedRuns = 0
     var droppedAsyncActions = 0
+    /// Events recorded so far: the sequence number of the last one. Events reach the recorder in the
+    /// order the store recorded them, but possibly after later steps (see `StoreEvent`), so this
+    /// orders events among themselves exactly, where `at` (the step count) is only an upper bound.
+    var eventCount = 0
     /// The store being recorded, from 1, and the one of the last step.
     var store = 0
     var lastStepStore = 0
@@ -199,11 +203,14 @@ struct InspectorStorage<State: Sendable>: Sendable {
     mutating func record(_ record: InspectorEventRecord) {
         let at = stepCount
         let store = max(self.store, 1)
+        eventCount += 1
+        let seq = eventCount
         switch record {
         case .runStarted(let id, let run):
             let id = id | storeKey
             var run = run
             run.startAt = at
+            run.startSeq = seq
             run.store = store
             runs[id] = run
             if runs.count > maximumRuns, let oldest = runs.keys.min() {
@@ -217,11 +224,13 @@ struct InspectorStorage<State: Sendable>: Sendable {
         case .nodeFinished(let id, let node, var end):
             let id = id | storeKey
             end.at = at
+            end.seq = seq
             runs[id]?.nodes[node].end = end
         case .runFinished(let id, let finish):
             let id = id | storeKey
             guard var run = runs[id] else { return }
             run.finishAt = at
+            run.finishSeq = seq
             run.summary = finish.summary
             run.chromeTrace = finish.chromeTrace
             run.duration = finish.duration
@@ -233,6 +242,7 @@ struct InspectorStorage<State: Sendable>: Sendable {
         case .actionStarted(let id, var action):
             let id = id | storeKey
             action.startAt = at
+            action.startSeq = seq
             action.store = store
             asyncActions[id] = action
             if asyncActions.count > maximumRuns, let oldest = asyncActions.keys.min() {
@@ -242,6 +252,7 @@ struct InspectorStorage<State: Sendable>: Sendable {
         case .actionFinished(let id, var end, let time):
             let id = id | storeKey
             end.at = at
+            end.seq = seq
             asyncActions[id]?.end = end
             asyncActions[id]?.endTime = time
         }
@@ -281,6 +292,8 @@ struct InspectorNodeEnd: Sendable {
     let response: InspectorValue?
     /// Steps recorded when it was delivered.
     var at = 0
+    /// Its place among the recorded events (see `InspectorStorage.eventCount`).
+    var seq = 0
 }
 
 /// One attempt of a node (a sync node has one).
@@ -313,6 +326,9 @@ struct InspectorRun: Sendable {
     let time: Duration
     var nodes: [InspectorNode]
     var startAt = 0
+    /// The places of its start and its finish among the recorded events.
+    var startSeq = 0
+    var finishSeq: Int?
     var finishAt: Int?
     var summary: String?
     var chromeTrace: String?
@@ -326,6 +342,8 @@ struct InspectorAsyncAction: Sendable {
     let action: InspectorValue
     let time: Duration
     var startAt = 0
+    /// The place of its start among the recorded events.
+    var startSeq = 0
     var end: InspectorNodeEnd?
     var endTime: Duration?
 }
