@@ -8,25 +8,56 @@ import Testing
 struct JoinRulesTests {
     struct State: Sendable {}
 
-    /// Counts how often its calls started and saw their cancellation.
+    /// Counts how often its calls started and saw their cancellation; a test awaits a count.
     final class CallLog: Sendable {
-        private let counts = LockedValue<(started: Int, cancelled: Int, running: Int, overlaps: Int)>((0, 0, 0, 0))
+        private struct Counts {
+            var started = 0, cancelled = 0, running = 0
+            var waiters: [(condition: @Sendable (CallLog.Snapshot) -> Bool, resume: CheckedContinuation<Void, Never>)] =
+                []
+        }
+        struct Snapshot { let started, cancelled, running: Int }
+        private let counts = LockedValue(Counts())
+
         func start() {
-            counts.withLock {
-                if $0.running > 0 { $0.overlaps += 1 }
-                $0.started += 1
-                $0.running += 1
+            change {
+                $0.started += 1; $0.running += 1
             }
         }
         func end(cancelled: Bool) {
-            counts.withLock {
-                $0.running -= 1
-                if cancelled { $0.cancelled += 1 }
+            change {
+                $0.running -= 1; if cancelled { $0.cancelled += 1 }
             }
         }
         var started: Int { counts.withLock { $0.started } }
         var cancelled: Int { counts.withLock { $0.cancelled } }
         var running: Int { counts.withLock { $0.running } }
+
+        /// Returns once `condition` holds; the caller bounds the wait with a deadline.
+        func until(_ condition: @escaping @Sendable (Snapshot) -> Bool) async {
+            await withCheckedContinuation { continuation in
+                let holds = counts.withLock { counts -> Bool in
+                    if condition(Self.snapshot(counts)) { return true }
+                    counts.waiters.append((condition, continuation))
+                    return false
+                }
+                if holds { continuation.resume() }
+            }
+        }
+
+        private func change(_ update: (inout Counts) -> Void) {
+            let ready = counts.withLock { counts -> [CheckedContinuation<Void, Never>] in
+                update(&counts)
+                let now = Self.snapshot(counts)
+                let ready = counts.waiters.filter { $0.condition(now) }.map(\.resume)
+                counts.waiters.removeAll { $0.condition(now) }
+                return ready
+            }
+            for continuation in ready { continuation.resume() }
+        }
+
+        private static func snapshot(_ counts: Counts) -> Snapshot {
+            Snapshot(started: counts.started, cancelled: counts.cancelled, running: counts.running)
+        }
     }
 
     /// A keyed call that never answers: it ends only when its task is cancelled.
@@ -43,11 +74,11 @@ struct JoinRulesTests {
         }
     }
 
-    /// Waits until `condition` holds, or fails after `seconds` of a live pool with no change.
-    static func eventually(_ what: String, _ condition: @escaping @Sendable () -> Bool) async throws {
-        try await withDeadline(10, what) {
-            while !condition() { await Task.yield() }
-        }
+    /// Waits until `condition` holds, or fails after 10 s of a live pool with no progress.
+    static func eventually(
+        _ log: CallLog, _ what: String, _ condition: @escaping @Sendable (CallLog.Snapshot) -> Bool
+    ) async throws {
+        try await withDeadline(10, what) { await log.until(condition) }
     }
 
     @Test("a shared call whose every joiner cancelled is cancelled: a dispatch, a second dispatch and a graph node")
@@ -61,7 +92,7 @@ struct JoinRulesTests {
             var graph = ActionGraph<State>()
             let node = graph.run(Hang(key: 1, log: log))
             let run = store.dispatch(graph)
-            if round % 2 == 0 { try await Self.eventually("the call to start") { log.started == 1 } }
+            if round % 2 == 0 { try await Self.eventually(log, "the call to start") { $0.started == 1 } }
             // All three withdraw at once, from three tasks.
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { first.cancel() }
@@ -75,7 +106,7 @@ struct JoinRulesTests {
             // Every call started for the key saw its cancellation: none is left running. (There may be
             // two: a node that joins only after the dispatches withdrew starts a fresh call, which
             // the guide allows.)
-            try await Self.eventually("round \(round): the shared calls to end") { log.running == 0 }
+            try await Self.eventually(log, "round \(round): the shared calls to end") { $0.running == 0 }
             #expect(log.cancelled == log.started, "round \(round): every call was cancelled")
         }
     }
@@ -96,7 +127,7 @@ struct JoinRulesTests {
             #expect(outcome.isCancelled, "round \(round): \(outcome)")
             #expect(log.cancelled == 0, "round \(round): the joined work belongs to whoever started it")
             work.cancel()
-            try await Self.eventually("round \(round): the work to end") { log.running == 0 }
+            try await Self.eventually(log, "round \(round): the work to end") { $0.running == 0 }
         }
     }
 
@@ -107,12 +138,12 @@ struct JoinRulesTests {
         let store = Store(initialState: State(), reducer: Reducer { _, _ in })
         let log = CallLog()
         let first = store.dispatch(Hang(key: 1, log: log))
-        try await Self.eventually("the first call to start") { log.started == 1 }
+        try await Self.eventually(log, "the first call to start") { $0.started == 1 }
         first.cancel()
         let second = store.dispatch(Hang(key: 1, log: log))
-        try await Self.eventually("the second call to start") { log.started == 2 }
+        try await Self.eventually(log, "the second call to start") { $0.started == 2 }
         second.cancel()
-        try await Self.eventually("both calls to end") { log.running == 0 }
+        try await Self.eventually(log, "both calls to end") { $0.running == 0 }
         #expect(log.cancelled == 2)
     }
 }

@@ -61,8 +61,11 @@ extension GraphStories {
                 let started: Box<Bool>
                 let answer: Latch
                 func run(_ context: ActionContext<AppState>) async throws -> Int {
-                    started.value = true
-                    return try await withTaskCancellationHandler {
+                    // Marked started inside the handler: a cancel that came before the handler
+                    // was installed is told on entry, before the body runs, so "started but not
+                    // told" means the run went on before its attempt was cancelled.
+                    try await withTaskCancellationHandler {
+                        started.value = true
                         try await answer.waitUnlessCancelled()
                         return 1
                     } onCancel: {

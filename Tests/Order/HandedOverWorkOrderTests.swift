@@ -51,6 +51,21 @@ struct HandedOverWorkOrderTests {
         return graph
     }
 
+    /// Runs `runsPerTask` graphs, one after the other, on each of `tasks` concurrent tasks.
+    static func runGraphs(on store: Store<Commits>, tasks: Int, runsPerTask: Int) async throws {
+        try await withDeadline(60, "\(tasks) tasks of \(runsPerTask) runs") {
+            await withTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for number in 0..<runsPerTask {
+                            _ = await store.dispatch(Self.graph(task * 1_000_000 + number)).wait()
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The echoes that were not the commit right after their trigger.
     static func misplacedEchoes(in log: [Commits.Commit]) -> [String] {
         var misplaced: [String] = []
@@ -72,17 +87,7 @@ struct HandedOverWorkOrderTests {
         let echo = store.subscribe { commits in
             if case .trigger(let id) = commits.log.last { store.dispatch(Echo(id: id)) }
         }
-        try await withDeadline(60, "\(tasks) tasks of \(runsPerTask) runs") {
-            await withTaskGroup(of: Void.self) { group in
-                for task in 0..<tasks {
-                    group.addTask {
-                        for number in 0..<runsPerTask {
-                            _ = await store.dispatch(Self.graph(task * 1_000_000 + number)).wait()
-                        }
-                    }
-                }
-            }
-        }
+        try await Self.runGraphs(on: store, tasks: tasks, runsPerTask: runsPerTask)
         let log = store.state.log
         #expect(log.count == tasks * runsPerTask * 3)
         let misplaced = Self.misplacedEchoes(in: log)
@@ -99,17 +104,7 @@ struct HandedOverWorkOrderTests {
             if let trigger = action as? Trigger { context.dispatch(Echo(id: trigger.id)) }
         }
         let store = Store(initialState: Commits(), reducer: Self.reducer, middleware: [echoTriggers])
-        try await withDeadline(60, "\(tasks) tasks of \(runsPerTask) runs") {
-            await withTaskGroup(of: Void.self) { group in
-                for task in 0..<tasks {
-                    group.addTask {
-                        for number in 0..<runsPerTask {
-                            _ = await store.dispatch(Self.graph(task * 1_000_000 + number)).wait()
-                        }
-                    }
-                }
-            }
-        }
+        try await Self.runGraphs(on: store, tasks: tasks, runsPerTask: runsPerTask)
         let log = store.state.log
         #expect(log.count == tasks * runsPerTask * 3)
         let misplaced = Self.misplacedEchoes(in: log)
