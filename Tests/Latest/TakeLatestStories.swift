@@ -167,6 +167,9 @@ struct TakeLatestStories {
         let request = graph.run(stubborn)
         let apply = graph.send(SetResults(results: ["late"]), after: request)
         let run = store.dispatch(graph, id: SearchID.search)
+        // A running graph: its request has started (cancelled before it starts, it never would, and
+        // nothing would wait for it below).
+        try await withDeadline { await stubborn.started.wait() }
         try await withDeadline { try await store.dispatch(LeaveScreen()).value }
         #expect(try await withDeadline { await run.outcome(of: apply).kind } == .cancelled)
         gate.open()
