@@ -58,8 +58,9 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
     }
 
     /// - Parameter processInBackground: whether a worker describes queued steps as they come
-    ///   (`false`: only when the recording is read, so tests can see the queue's bound at work).
-    init(options: InspectorOptions<State>, processInBackground: Bool) {
+    ///   (`false`: only when the recording is read, so tests can see the queue's bound at work and
+    ///   the Benchmarks can time the dispatching thread with no worker beside it).
+    package init(options: InspectorOptions<State>, processInBackground: Bool) {
         let origin = ContinuousClock.now
         let describer = Describer(options: options.limits)
         let storage = InspectorQueue<State>(options: options, background: processInBackground)
