@@ -135,6 +135,31 @@ struct InspectorRecorderCostTests {
         #expect(later.html().contains(#""droppedSteps":52"#))
     }
 
+    @Test("past maximumQueuedSteps waiting, the dispatching thread describes them: memory stays bounded")
+    func backPressure() async {
+        let probe = Probe()
+        var options = InspectorOptions<Catalog>()
+        options.maximumQueuedSteps = 10
+        options.redactState { _ in Probe.called() }
+        let inspector = InspectorRecorder(options: options, processInBackground: false)
+        let store = Self.store(inspector, Self.catalog(items: 10))
+        let queued = await onThread {
+            var most = 0
+            probe.dispatching {
+                for step in 0..<25 {
+                    store.dispatch(Bump(index: step % 10))
+                    most = max(most, inspector.storage.withLock { $0.queued })
+                }
+            }
+            return most
+        }
+        #expect(queued <= 10, "never more than the bound waits")
+        #expect(probe.calls.withLock { $0 } > 0, "the dispatching thread described the overflow")
+        let recording = inspector.recording
+        #expect(recording.stepCount == 25 && recording.droppedSteps == 0)
+        #expect(recording.states.last == InspectorValue(describing: store.state))
+    }
+
     @Test("a background worker describes the queue without a reader, and clear() forgets it")
     func workerAndClear() async throws {
         // The redaction sees each state as it is described: the last one says the worker got there.

@@ -148,12 +148,14 @@ final class InspectorQueue<State: Sendable>: @unchecked Sendable {
     private let options: InspectorOptions<State>
     private let describer: Describer
     private let background: Bool
+    private let maximumQueued: Int
 
     init(options: InspectorOptions<State>, background: Bool) {
         value = InspectorStorage(options: options)
         self.options = options
         describer = Describer(options: options.limits)
         self.background = background
+        maximumQueued = max(1, min(options.maximumQueuedSteps, options.maximumSteps))
     }
 
     func withLock<T>(_ body: (inout InspectorStorage<State>) throws -> T) rethrows -> T {
@@ -163,45 +165,65 @@ final class InspectorQueue<State: Sendable>: @unchecked Sendable {
     }
 
     /// On the dispatching thread: queues the step (and the initial state or a new store's step
-    /// before it, when due); starts the worker if none is on its way. Constant time.
+    /// before it, when due); starts the worker if none is on its way. Constant time, unless more
+    /// than `maximumQueuedSteps` wait: then this thread describes them (or waits for the worker
+    /// that is at it), so the queue's memory stays bounded.
     func enqueue(action: any Action, before: State, after: State, time: Duration, origin: SyncOrigin?) {
         lock.lock()
         value.enqueue(action: action, before: before, after: after, time: time, origin: origin)
         let start = background && !value.workerScheduled
         if start { value.workerScheduled = true }
+        let full = value.queued > maximumQueued
         lock.unlock()
         if start {
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(1)) { [self] in
-                drain(through: nil)
+                drain(.worker)
             }
         }
+        if full { drain(.overflow) }
     }
 
     /// Describes every step queued before this call (waiting for the worker if it is at it).
     func drainQueued() {
         let target = withLock { $0.enqueued }
-        drain(through: target)
+        drain(.through(target))
     }
 
-    /// Describes queued steps, one batch at a time, until step `target` is described (or, for the
-    /// worker, `nil`: until the queue is empty). One thread describes at a time; the others wait.
-    private func drain(through target: Int?) {
+    enum Until {
+        /// Until step `number` is described: a reader.
+        case through(Int)
+        /// Until the queue is empty: the worker.
+        case worker
+        /// Until no more than `maximumQueuedSteps` wait: a dispatching thread, past the bound.
+        case overflow
+    }
+
+    /// Describes queued steps, one batch at a time, until `until` holds. One thread describes at a
+    /// time; the others wait.
+    private func drain(_ until: Until) {
         lock.lock()
         while true {
             if value.draining {
                 condition.wait(releasing: lock)
                 continue
             }
-            if let target, value.stepCount >= target { break }
-            guard var round = value.beginRound() else {
-                if target == nil { value.workerScheduled = false }
-                break
+            switch until {
+            case .through(let target) where value.stepCount >= target: break
+            case .overflow where value.queued <= maximumQueued: break
+            default:
+                guard var round = value.beginRound() else {
+                    if case .worker = until { value.workerScheduled = false }
+                    lock.unlock()
+                    return
+                }
+                lock.unlock()
+                round.process(options: options, describer: describer)
+                lock.lock()
+                value.land(round)
+                condition.broadcast()
+                continue
             }
-            lock.unlock()
-            round.process(options: options, describer: describer)
-            lock.lock()
-            value.land(round)
-            condition.broadcast()
+            break
         }
         lock.unlock()
     }
