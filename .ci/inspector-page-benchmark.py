@@ -6,8 +6,9 @@
 Opens PAGE (written by `swift run -c release Benchmarks --inspector-page DIR 100000`) RUNS times
 (default 3) in Debian's Chromium, driven by selenium (nothing is downloaded), and prints, measured
 in the page with performance.now() and marks:
-  - first step painted: from navigation start to the first frame after the page drew its list and
-    selected step (the mark `inspector-painted`);
+  - first steps painted: from navigation start to the first frame after the page drew its list
+    (the mark `inspector-painted`), and the page ready: the selected last step's diff and runs
+    drawn after that frame (`inspector-ready`);
   - select the last step: `inspector.select(last)` after selecting the first, with the layout it
     forces;
   - search: typing a query into the search box (one input event) and the layout, right after the
@@ -64,8 +65,9 @@ try:
         steps = driver.execute_script("return window.inspector.data.steps.length")
         mark = lambda name: driver.execute_script(
             "return performance.getEntriesByName(arguments[0])[0].startTime", name)
-        figures.setdefault("first step painted (navigation start to the first frame)", []).append(mark("inspector-painted"))
+        figures.setdefault("first steps painted (navigation start to the first frame)", []).append(mark("inspector-painted"))
         figures.setdefault("  of which: data parsed, list drawn", []).append(mark("inspector-list"))
+        figures.setdefault("page ready (then the last step's diff and runs drawn)", []).append(mark("inspector-ready"))
         rows = driver.execute_script("return window.inspector.renderedRows()")
 
         cold = timed(driver, "const s = document.getElementById('search'); s.value = '9999'; s.dispatchEvent(new Event('input'))")

@@ -23,6 +23,15 @@ extension InspectorRecording {
         named name: String = "replaysTheRecording", reducer: String = "appReducer", initialState: String? = nil,
         graph: (_ run: Int, _ nodes: [String]) -> String? = { _, _ in nil }
     ) -> String {
+        generatedTest(named: name, reducer: reducer, initialState: initialState, graph: graph, limit: .max) ?? ""
+    }
+
+    /// ``generatedTest(named:reducer:initialState:graph:)``, or `nil` as soon as it passes `limit`
+    /// bytes (the page's Test tab stops there instead of writing a test it would not show).
+    func generatedTest(
+        named name: String = "replaysTheRecording", reducer: String = "appReducer", initialState: String? = nil,
+        graph: (_ run: Int, _ nodes: [String]) -> String? = { _, _ in nil }, limit: Int
+    ) -> String? {
         var lines = [
             "import OresRedux",
             "import OresReduxTesting",
@@ -48,7 +57,12 @@ extension InspectorRecording {
         var state = base
         let firstNumber = (steps.first?.number ?? 1) - 1
         lines += dispatches[firstNumber, default: []].map { "    " + $0 }
+        var size = lines.reduce(0) { $0 + $1.utf8.count + 1 }
+        var counted = lines.count
         for step in steps {
+            for line in lines[counted...] { size += line.utf8.count + 1 }
+            counted = lines.count
+            if size > limit { return nil }
             let next = step.patch.applied(to: state)
             let update = Self.assignments(from: state, to: next, patch: step.patch)
             let head: String

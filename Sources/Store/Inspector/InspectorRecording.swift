@@ -121,12 +121,12 @@ public struct InspectorRecording: Sendable {
                 }
             }
             page.field("test") { json in
-                let test = generatedTest()
+                // Past 1 MB the Test tab says how to generate it from Swift; writing stops there.
+                let test = generatedTest(limit: 1 << 20).flatMap { $0.utf8.count <= 1 << 20 ? $0 : nil }
                 json.string(
-                    test.utf8.count <= 1 << 20
-                        ? test
-                        : "// The generated test is larger than 1 MB: generate it from Swift with "
-                            + "recording.generatedTest(named:reducer:initialState:graph:).")
+                    test
+                        ?? "// The generated test is larger than 1 MB: generate it from Swift with "
+                        + "recording.generatedTest(named:reducer:initialState:graph:).")
             }
         }
         return json.text
