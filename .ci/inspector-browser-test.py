@@ -153,6 +153,26 @@ try:
           and lifted["skippedActionIds"] == [], "devtools: states, staged ids and indices agree")
     check(lifted["computedStates"][signed_in]["state"]["session"]["token"] == "<redacted>",
           "devtools: the state after SignedIn has the session, redacted")
+    size = driver.execute_script("return window.inspector.devToolsBlob().size")
+    check(size > 1000 and driver.find_element(By.ID, "notice").get_attribute("hidden") is not None,
+          f"devtools: the export button's file is built in parts as a Blob ({size} bytes), with no message")
+
+    # The live page's entry point: a step appended shows in the list, the count and the filters.
+    driver.execute_script("window.inspector.select(window.inspector.data.steps.length)")
+    driver.execute_script(
+        "const s = window.inspector.data.steps; const last = s[s.length - 1];"
+        "window.inspector.appendStep([last[0] + 1, last[1] + 1, 'Appended\u202E', last[3], [], null, Math.abs(last[6])])")
+    check(visible_steps(driver) == steps + 1, "appendStep: the list has the new step")
+    check(driver.execute_script("return window.inspector.stepNumber()") == steps + 1,
+          "appendStep: a selection on the last step follows the new one")
+    head = driver.find_element(By.ID, "stephead").get_attribute("textContent")
+    check("Appended\\u{202E}" in head, "appendStep: its heading escapes what it shows: " + head)
+    option = driver.execute_script("return [...document.querySelectorAll('#type option')].map(o => o.textContent).join('|')")
+    check("Appended\\u{202E} (1)" in option, "appendStep: the type menu counts it")
+    buttons = driver.execute_script(
+        "window.inspector.render(); const d = window.inspector.data;"
+        "return document.querySelectorAll('#runs button').length - d.runs.length - d.asyncActions.length")
+    check(buttons == 0 and visible_steps(driver) == steps + 1, "render: draws the runs and the list again")
     quiet(driver, url, "example")
 
     # ---- Hostile strings

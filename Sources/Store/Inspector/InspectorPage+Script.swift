@@ -468,17 +468,22 @@ extension InspectorPage {
           let chosenNode = null;
           let zoom = 1;
           const runList = $("runs");
-          D.runs.forEach((run, i) => {
-            const b = el("button", null, "run #" + run.id + storeName(run.store) + " · " + run.nodes.length + " nodes");
-            b.addEventListener("click", () => { runIndex = i; chosenNode = null; renderRun(); });
-            runList.appendChild(b);
-          });
-          D.asyncActions.forEach((a) => {
-            const b = el("button", null, "async #" + a.id + storeName(a.store) + " " + a.name + (a.end ? " · " + a.end.outcome : ""));
-            b.addEventListener("click", () => showAsync(a));
-            runList.appendChild(b);
-          });
-          if (!D.runs.length && !D.asyncActions.length) runList.appendChild(el("span", "muted", "No graph run or async action was recorded."));
+          // One button a run and an async action (drawn again by render(), when runs change).
+          function renderRunList() {
+            runList.replaceChildren();
+            D.runs.forEach((run, i) => {
+              const b = el("button", null, "run #" + run.id + storeName(run.store) + " · " + run.nodes.length + " nodes");
+              b.addEventListener("click", () => { runIndex = i; chosenNode = null; renderRun(); });
+              runList.appendChild(b);
+            });
+            D.asyncActions.forEach((a) => {
+              const b = el("button", null, "async #" + a.id + storeName(a.store) + " " + a.name + (a.end ? " · " + a.end.outcome : ""));
+              b.addEventListener("click", () => showAsync(a));
+              runList.appendChild(b);
+            });
+            if (!D.runs.length && !D.asyncActions.length) runList.appendChild(el("span", "muted", "No graph run or async action was recorded."));
+          }
+          renderRunList();
 
           function status(run, node, at) {
             if (at < run.startAt) return "pending";
@@ -750,9 +755,13 @@ extension InspectorPage {
           });
 
           // The page's entry points, for tests and for the live page: `appendStep` adds a recorded
-          // step, `render` draws everything again (after runs change), `select` picks a row.
+          // step, `render` draws everything again (after D.runs, D.asyncActions or the counts in D
+          // change), `select` picks a row (0: the initial state; i: the i-th kept step).
           function render() {
             renderHeader();
+            renderRunList();
+            if (runIndex >= D.runs.length) runIndex = D.runs.length - 1;
+            if (runIndex < 0 && D.runs.length) runIndex = 0;
             applyFilters();
             select(selected);
           }
