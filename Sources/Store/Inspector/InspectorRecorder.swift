@@ -320,12 +320,23 @@ struct InspectorStorage<State: Sendable>: Sendable {
         }
     }
 
-    /// Takes the queued steps out to be described, or `nil` when there are none.
+    /// The most steps one round describes: a thread that waits for the round (a reader, or a
+    /// dispatching thread past `maximumQueuedSteps`) waits for no more than this many, whatever
+    /// the priority of the thread describing them.
+    static var batchLimit: Int { 256 }
+
+    /// Takes the oldest queued steps out to be described, or `nil` when there are none.
     mutating func beginRound() -> InspectorRound<State>? {
         guard queued > 0 || pendingBase != nil else { return nil }
-        let batch = pending[pendingHead...].compactMap { $0 }
-        pending = []
-        pendingHead = 0
+        let end = min(pending.count, pendingHead + Self.batchLimit)
+        let batch = pending[pendingHead..<end].compactMap { $0 }
+        if end == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+        } else {
+            for index in pendingHead..<end { pending[index] = nil }
+            pendingHead = end
+        }
         let start = pendingBase
         pendingBase = nil
         // Dropped steps' patches move the base on; those dropped from this batch are applied to it
