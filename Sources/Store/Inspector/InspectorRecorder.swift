@@ -28,12 +28,13 @@ import Foundation
 /// is equal is skipped whole) and the recorder keeps one patch per step, not a state per step.
 ///
 /// It is bounded by ``InspectorOptions/maximumSteps`` and ``InspectorOptions/maximumRuns``: past
-/// them the oldest are dropped, and the page says how many. The queue counts toward
-/// `maximumSteps`: when the worker falls behind (a state that changes in many places on every
-/// action), the recorder holds up to that many queued states, which share what did not change, and
-/// drops the oldest first. Values are redacted as the options say before they are recorded; the
-/// store's state is never changed. Redaction closures and `Mirror` run outside the recorder's lock,
-/// and must not read the recorder.
+/// them the oldest are dropped, and the page says how many. The queue holds at most
+/// ``InspectorOptions/maximumQueuedSteps`` states (1,024 by default; they share what did not
+/// change): when describing falls behind dispatching (a state that changes in many places on every
+/// action, a busy machine), the dispatching thread past that bound describes the waiting steps
+/// itself before it returns, so memory stays bounded and the app slows instead. Values are
+/// redacted as the options say before they are recorded; the store's state is never changed.
+/// Redaction closures and `Mirror` run outside the recorder's lock, and must not read the recorder.
 ///
 /// One recorder can record several stores one after the other (as the Example does, a store per
 /// scenario): call ``storeOptions(_:)`` for each new store, and the page marks where each begins
