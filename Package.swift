@@ -9,11 +9,16 @@ let package = Package(
         .library(name: "OresRedux", targets: ["OresRedux"]),
         // TestStore, VirtualClock, HeldCalls: for test targets, so an app does not ship them.
         .library(name: "OresReduxTesting", targets: ["OresReduxTesting"]),
+        // The inspector served live to a browser while the app runs: for debug builds, so a release
+        // build leaves the server out.
+        .library(name: "OresReduxLive", targets: ["OresReduxLive"]),
     ],
     targets: [
-        .target(name: "OresRedux", path: "Sources", exclude: ["Store/Testing"]),
+        .target(name: "OresRedux", path: "Sources", exclude: ["Store/Testing", "Live"]),
         .target(name: "OresReduxTesting", dependencies: ["OresRedux"], path: "Sources/Store/Testing"),
-        .executableTarget(name: "Example", dependencies: ["OresRedux"], path: "Example", exclude: ["fixtures"]),
+        .target(name: "OresReduxLive", dependencies: ["OresRedux"], path: "Sources/Live"),
+        .executableTarget(
+            name: "Example", dependencies: ["OresRedux", "OresReduxLive"], path: "Example", exclude: ["fixtures"]),
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
         .executableTarget(
@@ -21,9 +26,12 @@ let package = Package(
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tests/DurableSoakChild"),
+        // The tests depend on the soak's child so that every way of building them (swift build
+        // --build-tests, swift test, Xcode's Test action) builds it beside them.
         .testTarget(
-            name: "OresReduxTests", dependencies: ["OresRedux", "OresReduxTesting"], path: "Tests",
-            exclude: ["DurableSoakChild"]),
+            name: "OresReduxTests",
+            dependencies: ["OresRedux", "OresReduxTesting", "OresReduxLive", "DurableSoakChild"], path: "Tests",
+            exclude: ["DurableSoakChild", "Live/hostile-clients.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,12 +39,13 @@ struct AppState: Equatable, Sendable {
 }
 
 // MARK: Sync actions: they reach the reducer.
+// Codable so that the live inspector (`--inspect`, Live.swift) can dispatch a recorded one again.
 
-struct StartLoading: Action {}
-struct SignedIn: Action { var session: Session }
-struct ProfileLoaded: Action { var profile: Profile }
-struct ShowHome: Action { var profile: Profile; var feed: [Post] }
-struct ShowBanner: Action { var message: String }
+struct StartLoading: Action, Codable {}
+struct SignedIn: Action, Codable { var session: Session }
+struct ProfileLoaded: Action, Codable { var profile: Profile }
+struct ShowHome: Action, Codable { var profile: Profile; var feed: [Post] }
+struct ShowBanner: Action, Codable { var message: String }
 
 let appReducer = Reducer<AppState>.combine(
     .on(StartLoading.self) { state, _ in

@@ -3,6 +3,7 @@ import OresRedux
 
 // swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR]
 // swift run Example --resume
+// swift run Example --inspect [--inspect-for SECONDS]
 //
 // Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
 // feed in parallel with the token, then show home with both in one state update. A fifth searches
@@ -12,6 +13,7 @@ import OresRedux
 let usage = """
     usage: swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR] [--help]
            swift run Example --resume
+           swift run Example --inspect [--inspect-for SECONDS]
 
     Runs five scenarios of a log-in screen built as an OresRedux action graph:
       1. log in -> profile and feed in parallel -> one update with both
@@ -33,6 +35,10 @@ let usage = """
                       killed with SIGKILL while creating the post, and resumed on the
                       next launch: which calls were not repeated, which were repeated
                       with the same idempotency key
+      --inspect       instead, serve the inspector live on loopback (prints its URL)
+                      and run the four log-in scenarios while the page watches; press
+                      Return to run them again; stops at end of input or Ctrl-C
+      --inspect-for SECONDS  with --inspect: stop after this long
       --help          show this text
     """
 
@@ -40,11 +46,22 @@ var baseURL: URL?
 var callTimeout = Duration.seconds(5)
 var traceDirectory = URL(fileURLWithPath: "trace-out")
 var resumeOnly = false
+var inspectLive = false
+var inspectSeconds: Double?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--resume":
         resumeOnly = true
+    case "--inspect":
+        inspectLive = true
+    case "--inspect-for":
+        guard let value = arguments.popFirst(), let seconds = Double(value), seconds > 0 else {
+            print("--inspect-for needs a number of seconds\n\n\(usage)")
+            exit(2)
+        }
+        inspectLive = true
+        inspectSeconds = seconds
     case "--resume-first-launch":
         // Hidden: the first launch of `--resume`, run as a child process; it is killed mid-run.
         guard let value = arguments.popFirst() else { exit(2) }
@@ -102,10 +119,14 @@ func scenario(
         // The app's logger: async actions and the run, node by node, which middleware never sees.
         options.onEvent = StoreEvent.logger { print("        event: \($0)") }
     }
-    // Every log-in scenario is recorded into one inspector page (written after scenario 4).
-    let store = Store(
-        initialState: AppState(), reducer: appReducer, middleware: [inspector.middleware],
-        options: inspector.storeOptions(options))
+    // Every log-in scenario is recorded into one inspector page (written after scenario 4), or, with
+    // --inspect, shown live (Live.swift).
+    let store =
+        live?.makeStore(initialState: AppState(), reducer: appReducer, options: options)
+        ?? Store(
+            initialState: AppState(), reducer: appReducer, middleware: [inspector.middleware],
+            options: inspector.storeOptions(options))
+    lastStore = store
     let controller = HomeController(store: store)
     let start = ContinuousClock.now
     let rendering = controller.render { line in
@@ -143,36 +164,47 @@ let inspector = InspectorRecorder<AppState>(
         return options
     }())
 
-var results: [Bool] = []
-results.append(
-    await scenario(1, "Log in, then profile and feed in parallel, then one update", api: api()) {
-        report, login, state in
-        state.screen == .home && state.feed.count == 3 && report.count(of: .succeeded) == report.count
-    })
-results.append(
-    await scenario(
-        2, "The feed fails: fallback banner, home skipped, profile still shown",
-        api: api(brokenFeed: true), logsEvents: true
-    ) { report, login, state in
-        report[login.feed].outcome == .failed && report[login.home].outcome == .skipped
-            && state.profile != nil && state.banner != nil && state.screen == .loading
-    })
-results.append(
-    await scenario(
-        3, "The feed is flaky: retry with back-off succeeds on the second try",
-        api: FlakyFeed(api(), failures: 1),
-        feedRetry: .retry(2, backoff: .exponential(initial: .milliseconds(100)))
-    ) { report, login, state in
-        report[login.feed].attempts == 2 && state.screen == .home
-    })
-results.append(
-    await scenario(
-        4, "The user leaves while loading: the run is cancelled", api: api(),
-        cancelAfterLogIn: true
-    ) { report, login, state in
-        report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
-            && state.session != nil && state.screen == .loading
-    })
+/// The four log-in scenarios, one store each.
+@MainActor
+func logInScenarios() async -> [Bool] {
+    var results: [Bool] = []
+    results.append(
+        await scenario(1, "Log in, then profile and feed in parallel, then one update", api: api()) {
+            report, login, state in
+            state.screen == .home && state.feed.count == 3 && report.count(of: .succeeded) == report.count
+        })
+    results.append(
+        await scenario(
+            2, "The feed fails: fallback banner, home skipped, profile still shown",
+            api: api(brokenFeed: true), logsEvents: true
+        ) { report, login, state in
+            report[login.feed].outcome == .failed && report[login.home].outcome == .skipped
+                && state.profile != nil && state.banner != nil && state.screen == .loading
+        })
+    results.append(
+        await scenario(
+            3, "The feed is flaky: retry with back-off succeeds on the second try",
+            api: FlakyFeed(api(), failures: 1),
+            feedRetry: .retry(2, backoff: .exponential(initial: .milliseconds(100)))
+        ) { report, login, state in
+            report[login.feed].attempts == 2 && state.screen == .home
+        })
+    results.append(
+        await scenario(
+            4, "The user leaves while loading: the run is cancelled", api: api(),
+            cancelAfterLogIn: true
+        ) { report, login, state in
+            report[login.session].outcome == .succeeded && report[login.home].outcome == .cancelled
+                && state.session != nil && state.screen == .loading
+        })
+    return results
+}
+
+if inspectLive {
+    await serveLive(seconds: inspectSeconds)
+}
+
+var results = await logInScenarios()
 
 writeInspector(inspector.recording, to: traceDirectory)
 

@@ -8,7 +8,7 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     let core: any StoreBackend<State>
     /// Closed when the work this context belongs to was cancelled by a later dispatch with the same
     /// id (or by `cancel(id:)`): its sync dispatches are then dropped. `nil` for other work.
-    let gate: DispatchGate?
+    let gate: CancellationGate?
 
     /// The key of this attempt when it is an attempt of a durable async node, for a server to
     /// recognise a repeated request (send it, for example, in an `Idempotency-Key` header).
@@ -24,13 +24,13 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
         self.idempotencyKey = nil
     }
 
-    init(core: StoreCore<State>, gate: DispatchGate) {
+    init(core: StoreCore<State>, gate: CancellationGate) {
         self.core = core
         self.gate = gate
         self.idempotencyKey = nil
     }
 
-    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil, idempotencyKey: IdempotencyKey? = nil) {
+    init(backend: any StoreBackend<State>, gate: CancellationGate? = nil, idempotencyKey: IdempotencyKey? = nil) {
         self.core = backend
         self.gate = gate
         self.idempotencyKey = idempotencyKey

@@ -29,7 +29,8 @@ extension ActionDispatcher {
     /// Applies a sync action: middleware, then reducer, then subscribers.
     ///
     /// Returns once the action is applied, except when called from a subscriber or middleware of
-    /// the same store: then it is queued and applied right after the current action.
+    /// the same store: then it is queued and applied right after the current action, before any
+    /// work that other threads or runs handed to the applying thread meanwhile (first in, first out).
     /// A dispatch from inside a reducer (or a graph's `make` or fallback closure) is dropped and
     /// reported as a ``StoreDiagnostic``: reducers must be pure. Through the context of an async
     /// action dispatched with an id, the action is dropped once that work was cancelled or replaced:

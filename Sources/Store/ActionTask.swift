@@ -48,18 +48,10 @@ public struct ActionTask<Response: Sendable>: Sendable {
 }
 
 extension StoreCore {
-    /// Runs one attempt of `action`: its own `run`, or the test store's stub.
-    func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response {
-        if let interceptor = options.interceptor {
-            return try await interceptor.perform(action, context: context)
-        }
-        return try await action.run(context)
-    }
 
     /// Starts `action` in this store with `context` (this store's, or a scope's of it).
     func startAsync<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) -> ActionTask<A.Response> {
-        if let pure = PureCall.current {
-            report(.dispatchFromReducer, "\(A.self) was dispatched from \(pure); it was not started.")
+        if refusesDispatchFromPureCode("\(A.self)", "it was not started") {
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
         if let keyed = action as? any KeyedAsyncAction {
@@ -164,27 +156,6 @@ extension StoreCore {
             }
         await deliver(.actionFinished(info, outcome))
         return result
-    }
-}
-
-/// Cancels a task that may not exist yet: a cancel that comes first is applied when it is attached.
-final class CancellationGate: Sendable {
-    private let state = LockedValue<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
-
-    func attach<Success, Failure>(_ task: Task<Success, Failure>) {
-        let cancelledAlready = state.withLock { state -> Bool in
-            state.cancel = { task.cancel() }
-            return state.cancelled
-        }
-        if cancelledAlready { task.cancel() }
-    }
-
-    func cancel() {
-        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
-            state.cancelled = true
-            return state.cancel
-        }
-        cancel?()
     }
 }
 

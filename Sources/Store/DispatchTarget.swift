@@ -7,11 +7,11 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     /// The store, or the scope of a store, the actions reach.
     let backend: any StoreBackend<State>
     /// Closed once the work this target belongs to was cancelled: its sync dispatches are dropped.
-    let gate: DispatchGate?
+    let gate: CancellationGate?
     /// Told about every async action and graph started through this target (a test store's).
     let tracker: (any DispatchTracker<State>)?
 
-    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil) {
+    init(backend: any StoreBackend<State>, gate: CancellationGate? = nil) {
         self.backend = backend
         self.gate = gate
         self.tracker = nil

@@ -11,7 +11,8 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     private var activeTickets: Set<UInt64> = []
     private var nextTicket: UInt64 = 0
     private var isCancelled = false
-    private var task: Task<Void, Never>?
+    /// The call's task, cancelled when every ticket withdrew, even if it is attached after that.
+    private let gate = CancellationGate()
 
     /// A new ticket, or `nil` when the call already ended or was cancelled (start a fresh one).
     func join() -> UInt64? {
@@ -24,11 +25,7 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     }
 
     func attach(_ task: Task<Void, Never>) {
-        let cancelNow = lock.withLock {
-            self.task = task
-            return isCancelled
-        }
-        if cancelNow { task.cancel() }
+        gate.attach(task)
     }
 
     func value(for ticket: UInt64) async throws -> Response {
@@ -47,38 +44,31 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     }
 
     func withdraw(_ ticket: UInt64) {
-        let (resumed, cancelTask) = lock.withLock {
-            () -> ([Parked<Response, any Error>], Task<Void, Never>?) in
-            guard result == nil, activeTickets.remove(ticket) != nil else { return ([], nil) }
+        let (resumed, cancelsCall) = lock.withLock {
+            () -> ([Parked<Response, any Error>], Bool) in
+            guard result == nil, activeTickets.remove(ticket) != nil else { return ([], false) }
             var resumed: [Parked<Response, any Error>] = []
             waiters.removeAll { waiter in
                 guard waiter.ticket == ticket else { return false }
                 resumed.append(waiter.continuation)
                 return true
             }
-            if activeTickets.isEmpty {
-                isCancelled = true
-                return (resumed, task)
-            }
-            return (resumed, nil)
+            if activeTickets.isEmpty { isCancelled = true }
+            return (resumed, isCancelled)
         }
         for continuation in resumed { continuation.resume(throwing: CancellationError()) }
-        cancelTask?.cancel()
+        if cancelsCall { gate.cancel() }
     }
 
     /// Cancels the call for everyone (the store was released).
     func cancel() {
-        let task = lock.withLock {
-            isCancelled = true
-            return self.task
-        }
-        task?.cancel()
+        lock.withLock { isCancelled = true }
+        gate.cancel()
     }
 
     func finish(_ result: Result<Response, any Error>) {
         let waiting = lock.withLock {
             self.result = result
-            self.task = nil
             defer { waiters.removeAll() }
             return waiters
         }

@@ -17,8 +17,10 @@
 /// subscribers run on the thread that dispatched (or, for graph nodes, the thread that finished
 /// their last prerequisite). `dispatch` returns once its action is applied, with one exception: called
 /// from inside a subscriber or middleware of the same store, it queues the action to be applied right
-/// after the current one, and the outermost `dispatch` returns only when everything queued during it
-/// is applied. Subscribers therefore see states in commit order, one at a time.
+/// after the current one, before any work other threads or runs handed over meanwhile, and the
+/// outermost `dispatch` returns only when everything queued during it is applied. Subscribers
+/// therefore see states in commit order, one at a time. Every order the store promises, and what it
+/// does not order, is listed in the Store guide's "Order you can rely on".
 ///
 /// Releasing the store cancels its async actions and graph runs in flight and ends its `states()`
 /// streams; a context still held by such work may read the last state but its dispatches are dropped

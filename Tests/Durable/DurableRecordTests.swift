@@ -50,6 +50,30 @@ import Testing
         #expect(throws: JournalError.self) { try JournalRecord(decoding: encoded + [0]) }
     }
 
+    @Test("a string that is not well-formed UTF-8 is a corrupt record, never a repaired string")
+    func illFormedUTF8() throws {
+        var bytes = [UInt8](try JournalRecord.syncApplied(node: "apply", commitCount: 7).encoded())
+        bytes[1 + 4] = 0xFF  // the node's first byte, after the kind and the length
+        let error = #expect(throws: JournalError.self) { try JournalRecord(decoding: Data(bytes)) }
+        guard case .corruptRecord(_, let offset, let reason)? = error else {
+            Issue.record("expected corruptRecord, got \(String(describing: error))")
+            return
+        }
+        #expect(offset == 1)
+        #expect(reason.contains("not valid UTF-8"))
+    }
+
+    @Test("String(validUTF8:) keeps well-formed UTF-8 as it is and refuses what decoding would repair")
+    func validUTF8() {
+        let text = "émoji 🚀 e\u{301} \u{FFFD} nul\u{0}"
+        #expect(String(validUTF8: Array(text.utf8)) == text)
+        #expect(String(validUTF8: [UInt8]()) == "")
+        #expect(String(validUTF8: [0x61, 0xFF]) == nil)  // never UTF-8
+        #expect(String(validUTF8: [0x61, 0xC3]) == nil)  // cut short
+        #expect(String(validUTF8: [0xC0, 0xAF]) == nil)  // an overlong "/"
+        #expect(String(validUTF8: [0xED, 0xA0, 0x80]) == nil)  // a UTF-16 surrogate
+    }
+
     @Test("a 64-bit number that does not fit this platform's Int is an error (checked, never truncated)")
     func numbersAreChecked() throws {
         // An attempt number the writer stored as a signed 64-bit integer; on a 64-bit platform every

@@ -74,3 +74,73 @@ struct DurableReplayMachineTests {
         #expect(done.finished)
     }
 }
+
+/// Semantics 13: a resumed run applies its sync work (nodes and fallbacks) in the order an
+/// uninterrupted run would.
+extension DurableReplayMachineTests {
+    /// The sync items the pipeline takes, one after the other, until the run is idle.
+    static func drain(_ machine: inout Machine) -> [Machine.SyncItem] {
+        var taken: [Machine.SyncItem] = []
+        guard var item = machine.takeSyncItem(now: .zero) else { return taken }
+        while true {
+            taken.append(item)
+            let (_, step) = machine.syncItemApplied(item, now: .zero, queuedWork: false)
+            guard case .apply(let next) = step else { return taken }
+            item = next
+        }
+    }
+
+    @Test("a replayed fallback comes after the sync node its node's prerequisite released before it")
+    func replayedFallbackAfterTheSyncNodeReleasedEarlier() {
+        // upload (async) -> show (sync), post (async, fallback); uninterrupted: show, then the
+        // post's fallback (the post ends after its release, when show is already queued).
+        var machine = Machine(
+            isSync: [false, true, false], prerequisites: [0, 0], prerequisiteEnds: [0, 1, 2],
+            nodesWithFallback: [2])
+        _ = machine.start(
+            now: .zero,
+            endedBefore: [Ended(node: 0, result: .success("url")), Ended(node: 2, result: .failure(Offline()))])
+        #expect(Self.drain(&machine) == [.node(1), .fallback(2)])
+        #expect(machine.isFinished)
+    }
+
+    @Test("a sync node applied before the relaunch releases its dependents at its own turn")
+    func replayedSyncNodeKeepsItsPlaceInLine() {
+        // a (sync root) -> b (sync); c (sync root). Uninterrupted: a, c, b. a was applied before.
+        var machine = Machine(
+            isSync: [true, true, true], prerequisites: [0], prerequisiteEnds: [0, 1, 1], nodesWithFallback: [])
+        _ = machine.start(now: .zero, endedBefore: [Ended(node: 0, result: .success(nil))])
+        #expect(Self.drain(&machine) == [.node(2), .node(1)])
+        #expect(machine.isFinished)
+    }
+
+    @Test("a replayed async failure below a replayed sync node sends its fallback after what was ahead of it")
+    func replayedFailureBelowAReplayedSyncNode() {
+        // a (sync root, applied before) -> x (async, failed before, fallback); c (sync root).
+        // Uninterrupted: a, c (queued with a), then x starts after a and fails: c, fallback.
+        var machine = Machine(
+            isSync: [true, false, true], prerequisites: [0], prerequisiteEnds: [0, 1, 1], nodesWithFallback: [1])
+        _ = machine.start(
+            now: .zero,
+            endedBefore: [Ended(node: 0, result: .success(nil)), Ended(node: 1, result: .failure(Offline()))])
+        #expect(Self.drain(&machine) == [.node(2), .fallback(1)])
+        #expect(machine.isFinished)
+    }
+
+    @Test("a resumed run cancelled before its replays played keeps their recorded outcomes")
+    func cancelledBeforeReplaysPlayed() {
+        var machine = Machine(
+            isSync: [true, true, false], prerequisites: [0, 1], prerequisiteEnds: [0, 1, 2], nodesWithFallback: [])
+        // c (sync root, not applied) -> b (sync, applied) -> x (async, succeeded): all wait on c.
+        _ = machine.start(
+            now: .zero,
+            endedBefore: [Ended(node: 1, result: .success(nil)), Ended(node: 2, result: .success(7))])
+        let effects = machine.cancel(now: .zero)
+        #expect(effects.startAsync.isEmpty)
+        #expect(machine.status(of: 0) == .cancelled)
+        #expect(machine.status(of: 1) == .succeeded)
+        #expect(machine.status(of: 2) == .succeeded)
+        #expect(machine.response(of: 2) as? Int == 7)
+        #expect(machine.isFinished)
+    }
+}

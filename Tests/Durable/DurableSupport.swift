@@ -118,23 +118,26 @@ final class WriteFaults: @unchecked Sendable {
     }
 }
 
-/// Runs `/bin/mount` or `/bin/umount` with `arguments`; the reason it failed, or nil.
-func runMount(_ tool: String, _ arguments: [String]) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    do { try process.run() } catch { return "\(tool) could not start: \(error)" }
-    let output = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        return "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): "
-            + String(decoding: output, as: UTF8.self)
+#if os(Linux)
+    /// Runs `/bin/mount` or `/bin/umount` with `arguments`; the reason it failed, or nil. Linux only,
+    /// like the tmpfs mounts it serves (and `Process`, which iOS does not have).
+    func runMount(_ tool: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do { try process.run() } catch { return "\(tool) could not start: \(error)" }
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            return "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): "
+                + String(decoding: output, as: UTF8.self)
+        }
+        return nil
     }
-    return nil
-}
+#endif
 
 /// Mounts a fresh tmpfs of `options` on a new folder and runs `body` with it, then unmounts it; or
 /// returns the reason it could not mount (not root, no permission), without running `body`.

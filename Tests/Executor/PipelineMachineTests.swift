@@ -77,7 +77,31 @@ struct PipelineMachineTests {
         _ = machine.dispatch(Mark(id: 1), admit: nil, on: 1)
         #expect(machine.schedule(run, on: 2) == .handedOff)
         #expect(machine.dispatch(Mark(id: 2), admit: nil, on: 1) == .queued)
-        #expect(Self.drain(&machine).work == ["run a", "mark 2"], "in the order they arrived")
+        #expect(
+            Self.drain(&machine).work == ["mark 2", "run a"],
+            "the subscriber's dispatch is a follow-up: before the run handed over earlier")
+    }
+
+    @Test("follow-ups go first, FIFO; handed-over work then, FIFO, whatever the order of arrival")
+    func followUpsBeforeHandedOverWork() {
+        var machine = Machine()
+        _ = machine.dispatch(Mark(id: 1), admit: nil, on: 1)
+        #expect(machine.schedule(FakeRun("b"), on: 2) == .handedOff)
+        #expect(machine.dispatch(Mark(id: 2), admit: nil, on: 1) == .queued)
+        #expect(machine.schedule(FakeRun("c"), on: 3) == .handedOff)
+        #expect(machine.schedule(FakeRun("own"), on: 1) == .queued, "a run the current action made ready")
+        #expect(machine.dispatch(Mark(id: 3), admit: nil, on: 1) == .queued)
+        #expect(Self.drain(&machine).work == ["mark 2", "run own", "mark 3", "run b", "run c"])
+    }
+
+    @Test("a run does not yield to handed-over work, only to follow-ups")
+    func runsYieldToFollowUpsOnly() {
+        var machine = Machine()
+        _ = machine.schedule(FakeRun("a"), on: 1)
+        _ = machine.schedule(FakeRun("b"), on: 2)
+        #expect(!machine.hasFollowUps, "run b waits for the pipeline to be free; run a goes on")
+        _ = machine.dispatch(Mark(id: 1), admit: nil, on: 1)
+        #expect(machine.hasFollowUps)
     }
 
     @Test("a run scheduled on a free pipeline makes its thread the applier")
@@ -89,15 +113,16 @@ struct PipelineMachineTests {
         #expect(Self.drain(&machine).exit.wakesWaitingThread)
     }
 
-    @Test("a run that yields goes back in line behind the work queued meanwhile")
+    @Test("a run that yields goes back in line behind the follow-ups, before handed-over work")
     func requeue() {
         var machine = Machine()
         let run = FakeRun("a")
         _ = machine.schedule(run, on: 1)
+        _ = machine.schedule(FakeRun("b"), on: 2)
         _ = machine.dispatch(Mark(id: 1), admit: nil, on: 1)
-        #expect(machine.hasQueuedWork)
+        #expect(machine.hasFollowUps)
         machine.requeue(run)
-        #expect(Self.drain(&machine).work == ["mark 1", "run a"])
+        #expect(Self.drain(&machine).work == ["mark 1", "run a", "run b"])
     }
 
     @Test("held waiters and events recorded inside are owed at the exit, once")
@@ -171,7 +196,7 @@ struct PipelineMachineTests {
                     case .free, .leave:
                         let exit: Machine.Exit
                         if case .leave(let owed) = step { exit = owed } else { exit = Machine.Exit() }
-                        #expect(!machine.hasQueuedWork)
+                        #expect(!machine.hasFollowUps)
                         threads[thread] = .idle
                         if exit.wakesWaitingThread { pendingWake = true }
                         let waiting = threads.filter {

@@ -46,7 +46,6 @@ struct RunAndPipelineModelTests {
         let token = RunToken()
 
         // The shell's state (GraphRun's `Protected`, the applier's place in the run's items).
-        var held: [Int]? = nil  // waiters held until the pipeline's exit
         var targets: [Int: Int] = [:]  // waiter -> node (count: the whole run)
         var resumed: [Int: Int] = [:]
         var nextWaiter = 0
@@ -67,19 +66,11 @@ struct RunAndPipelineModelTests {
 
         /// `Protected.handle` and `GraphRun.perform`: one event on `thread`.
         func handle(on thread: Int, _ event: (inout RunStateMachine) -> RunStateMachine.Effects) {
-            let insidePipeline = pipeline.isApplying(on: thread)
-            let effects = event(&run)
+            var effects = event(&run)
+            run.holdWaiters(insidePipeline: pipeline.isApplying(on: thread), &effects)
             running.formUnion(effects.startAsync)
             running.subtract(effects.cancelWorkers)
-            var toResume = effects.resume
-            if insidePipeline, held == nil {
-                held = []
-                pipeline.holdWaiters(of: token)
-            }
-            if held != nil {
-                held! += toResume
-                toResume = []
-            }
+            if effects.holdsWaiters { pipeline.holdWaiters(of: token) }
             if effects.schedule {
                 switch pipeline.schedule(token, on: thread) {
                 case .apply: applyingRun = true  // this thread applies the run now
@@ -87,7 +78,7 @@ struct RunAndPipelineModelTests {
                 case .wait, .closed: Issue.record("seed \(seed): a run's schedule must never wait")
                 }
             }
-            for waiter in toResume { resume(waiter) }
+            for waiter in effects.resume { resume(waiter) }
         }
 
         /// The applier takes one step: one sync item of the run, one echo, or the exit.
@@ -108,7 +99,7 @@ struct RunAndPipelineModelTests {
                     #expect(pipeline.dispatch(Echo(), admit: nil, on: applier) == .queued)
                 }
                 var step = RunStateMachine.SyncStep.idle
-                let queued = pipeline.hasQueuedWork
+                let queued = pipeline.hasFollowUps
                 handle(on: applier) { run in
                     let (effects, next) = run.syncItemApplied(item, now: .nanoseconds(time), queuedWork: queued)
                     step = next
@@ -132,9 +123,7 @@ struct RunAndPipelineModelTests {
             case .free: break
             case .leave(let exit):
                 if !exit.runsHoldingWaiters.isEmpty {
-                    let waiters = held ?? []
-                    held = nil
-                    for waiter in waiters { resume(waiter) }
+                    for waiter in run.pipelineLeft() { resume(waiter) }
                 }
             }
         }
@@ -167,9 +156,7 @@ struct RunAndPipelineModelTests {
                 let target = random.below(count + 1)
                 targets[nextWaiter] = target
                 let now = target == count ? run.awaitFinish(nextWaiter) : run.awaitNode(target, nextWaiter)
-                if now != nil {
-                    if held != nil { held!.append(nextWaiter) } else { resume(nextWaiter) }
-                }
+                if let now { resume(now) }  // else it waits, or the machine holds it until the exit
             case 8 where random.chance(10):
                 // A cancel from the test's thread, or from a subscriber on the applier's thread.
                 let thread = applier.map { random.chance(50) ? $0 : 0 } ?? 0
@@ -179,7 +166,7 @@ struct RunAndPipelineModelTests {
             }
         }
         #expect(run.isFinished, "seed \(seed): the run did not finish")
-        #expect(held == nil, "seed \(seed): waiters still held after the pipeline was left")
+        #expect(!run.holdsWaitersForPipelineExit, "seed \(seed): waiters still held after the pipeline was left")
         #expect(echoesApplied == echoesQueued, "seed \(seed): an echo was lost")
         for waiter in 1...max(nextWaiter, 1) where nextWaiter > 0 {
             #expect(resumed[waiter] == 1, "seed \(seed): waiter \(waiter) resumed \(resumed[waiter] ?? 0) times")

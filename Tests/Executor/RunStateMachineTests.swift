@@ -44,6 +44,25 @@ struct RunStateMachineTests {
         #expect(!machine.isScheduled, "only .idle leaves the pipeline")
     }
 
+    @Test("an event inside the pipeline holds the run's waiters until the pipeline is left")
+    func waitersHeldUntilThePipelineIsLeft() {
+        var machine = Self.machine([(true, [])])
+        var started = machine.start(now: .zero)
+        machine.holdWaiters(insidePipeline: false, &started)
+        #expect(!started.holdsWaiters, "an event outside the pipeline holds nothing")
+        #expect(machine.awaitNode(0, 1) == nil, "node 0 is not applied yet")
+        #expect(machine.takeSyncItem(now: .zero) == .node(0))
+        var (applied, _) = machine.syncItemApplied(.node(0), now: Self.at(1), queuedWork: false)
+        #expect(applied.resume.contains(1))
+        machine.holdWaiters(insidePipeline: true, &applied)
+        #expect(applied.holdsWaiters, "the first event inside asks the store to call back at the exit")
+        #expect(applied.resume.isEmpty, "the waiter resumes after what subscribers dispatched")
+        #expect(machine.awaitFinish(2) == nil, "a waiter that would resume at once is held too")
+        #expect(Set(machine.pipelineLeft()) == [1, 2])
+        #expect(!machine.holdsWaitersForPipelineExit)
+        #expect(machine.awaitFinish(3) == 3, "once the pipeline is left, at once again")
+    }
+
     @Test("a release after the run went idle schedules it again, exactly once")
     func releaseAfterIdleSchedulesAgain() {
         var machine = Self.machine([(false, []), (true, [0]), (true, [0])])

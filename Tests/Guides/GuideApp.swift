@@ -28,14 +28,14 @@ enum GuideApp {
 
     // MARK: Sync actions
 
-    struct Increment: Action { var amount = 1 }
+    struct Increment: Action, Codable { var amount = 1 }
     struct Reset: Action {}
     struct ToggleDarkMode: Action {}
     struct StartLoading: Action {}
     struct SignedIn: Action { let session: Session }
     struct ProfileLoaded: Action { let profile: Profile }
     struct ShowHome: Action { let profile: Profile; let feed: [Post] }
-    struct ShowBanner: Action { let message: String }
+    struct ShowBanner: Action, Codable { let message: String }
     struct HideBanner: Action {}
     struct MarkRead: Action { let id: Int }
 

@@ -117,8 +117,8 @@ struct PersistenceGuideTests {
             store.dispatch(SetFontSize(size: 16))
             try persistence.flush()
             #expect(
-                String(decoding: try Data(contentsOf: url), as: UTF8.self)
-                    == #"{"state":{"fontSize":16,"theme":"dark"},"version":2}"#)
+                try canonicalJSON(Data(contentsOf: url))
+                    == canonicalJSON(#"{"state":{"fontSize":16,"theme":"dark"},"version":2}"#))
         }
     }
 }

@@ -28,13 +28,14 @@ struct GeneratedTestTests {
         #expect(generated.contains("store.stub(LogIn.self, with: Session(token: \"t-ada\"))"))
     }
 
-    @Test("a node retried after failing is stubbed with its last answer, and says so")
+    @Test("a node retried after failing is answered with its last answer, and says so")
     func retriedNode() async throws {
         let recording = await InspectorApp.record().inspector.recording
         let generated = recording.generatedTest()
+        // The profile and the feed run in parallel: their calls are held and answered in order.
         #expect(
             generated.contains(
-                #"store.stub(FetchFeed.self, with: [Post(id: 1, text: "hello"), Post(id: 2, text: "world")])"#))
+                #"fetchFeedCalls.respond(with: [Post(id: 1, text: "hello"), Post(id: 2, text: "world")])"#))
         #expect(
             generated.contains("// FetchFeed: 1 earlier tries failed; the recording keeps each node's last answer only")
         )

@@ -1,6 +1,5 @@
 import Foundation
 import Observation
-import Synchronization
 import Testing
 
 @testable import OresRedux
@@ -23,9 +22,9 @@ struct ObservationTests {
     )
 
     final class Fired: Sendable {
-        let count = Atomic<Int>(0)
-        func fire() { count.add(1, ordering: .relaxed) }
-        var value: Int { count.load(ordering: .relaxed) }
+        let count = LockedValue(0)
+        func fire() { count.withLock { $0 += 1 } }
+        var value: Int { count.withLock { $0 } }
     }
 
     @Test("A view that read only the title is not invalidated by a new unread count, but is by a new title")

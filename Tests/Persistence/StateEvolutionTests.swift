@@ -182,8 +182,8 @@ import Testing
             let url = directory.appendingPathComponent("state.json")
             try saveAsVersionOne("Grace", to: url, version: 1)
             #expect(
-                String(decoding: try Data(contentsOf: url), as: UTF8.self)
-                    == #"{"state":{"fontSize":12,"name":"Grace"},"version":1}"#)
+                try canonicalJSON(Data(contentsOf: url))
+                    == canonicalJSON(#"{"state":{"fontSize":12,"name":"Grace"},"version":1}"#))
 
             let (restored, error) = StatePersistence.restore(
                 from: url, default: SettingsV2(), version: 2, migrate: Self.migrate)

@@ -1,6 +1,5 @@
 import Foundation
 import OresRedux
-import Synchronization
 import Testing
 
 /// The core store's test suite: reducers, dispatch, subscribers, middleware, re-entrancy, threads,
@@ -76,18 +75,23 @@ extension CoreStore {
     /// Counts calls that overlap: set on entry, cleared on exit; an entry that finds it set is an
     /// overlap. Wrap an observer's body in `during { ... }`.
     final class OverlapDetector: Sendable {
-        private let inside = Atomic<Bool>(false)
-        private let overlaps = Atomic<Int>(0)
+        // The library's pthread lock, not `Atomic` (macOS 15 / iOS 18, above the package's floor).
+        private let inside = LockedValue(false)
+        private let overlaps = LockedValue(0)
 
         func during<R>(_ body: () -> R) -> R {
-            if inside.exchange(true, ordering: .acquiringAndReleasing) {
-                overlaps.add(1, ordering: .relaxed)
+            let wasInside = inside.withLock { inside in
+                defer { inside = true }
+                return inside
             }
-            defer { inside.store(false, ordering: .releasing) }
+            if wasInside {
+                overlaps.withLock { $0 += 1 }
+            }
+            defer { inside.withLock { $0 = false } }
             return body()
         }
 
-        var overlapCount: Int { overlaps.load(ordering: .relaxed) }
+        var overlapCount: Int { overlaps.withLock { $0 } }
     }
 
     /// A one-way gate: `wait()` returns once `open()` has been called, before or after the wait

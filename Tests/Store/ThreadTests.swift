@@ -1,5 +1,4 @@
 import OresRedux
-import Synchronization
 import Testing
 
 extension CoreStore {
@@ -13,30 +12,35 @@ extension CoreStore {
         /// Watches one subscriber: its calls must never overlap and its values must strictly increase.
         final class OrderWatch: Sendable {
             let overlap = OverlapDetector()
-            private let last = Atomic<Int>(Int.min)
-            private let disorders = Atomic<Int>(0)
+            private let last = LockedValue(Int.min)
+            private let disorders = LockedValue(0)
 
             func see(_ value: Int) {
                 overlap.during {
-                    if last.exchange(value, ordering: .relaxed) >= value {
-                        disorders.add(1, ordering: .relaxed)
+                    let previous = last.withLock { last in
+                        defer { last = value }
+                        return last
+                    }
+                    if previous >= value {
+                        disorders.withLock { $0 += 1 }
                     }
                 }
             }
 
-            var disorderCount: Int { disorders.load(ordering: .relaxed) }
+            var disorderCount: Int { disorders.withLock { $0 } }
         }
 
         /// Sums what many watches found.
         final class Tally: Sendable {
-            let overlaps = Atomic<Int>(0)
-            let disorders = Atomic<Int>(0)
-            let subscriptions = Atomic<Int>(0)
+            let overlaps = LockedValue(0)
+            let disorders = LockedValue(0)
+            let subscriptions = LockedValue(0)
 
             func add(_ watch: OrderWatch) {
-                overlaps.add(watch.overlap.overlapCount, ordering: .relaxed)
-                disorders.add(watch.disorderCount, ordering: .relaxed)
-                subscriptions.add(1, ordering: .relaxed)
+                let (overlapCount, disorderCount) = (watch.overlap.overlapCount, watch.disorderCount)
+                overlaps.withLock { $0 += overlapCount }
+                disorders.withLock { $0 += disorderCount }
+                subscriptions.withLock { $0 += 1 }
             }
         }
 
@@ -112,9 +116,9 @@ extension CoreStore {
             }
 
             #expect(store.state == total)
-            #expect(tally.subscriptions.load(ordering: .relaxed) == 4 * 400)
-            #expect(tally.overlaps.load(ordering: .relaxed) == 0)
-            #expect(tally.disorders.load(ordering: .relaxed) == 0)
+            #expect(tally.subscriptions.withLock { $0 } == 4 * 400)
+            #expect(tally.overlaps.withLock { $0 } == 0)
+            #expect(tally.disorders.withLock { $0 } == 0)
             let values = witnessed.values
             #expect(values.first == 0)
             #expect(values.last == total)
@@ -126,7 +130,7 @@ extension CoreStore {
 
         @Test func readingTheStateFromOtherThreadsDuringDispatchesSeesOnlyCommittedValues() async {
             let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
-            let disorders = Atomic<Int>(0)
+            let disorders = LockedValue(0)
 
             await onThreads(2) { thread in
                 guard thread == 1 else {
@@ -140,10 +144,10 @@ extension CoreStore {
                     if now < last || now > 20_000 { outOfOrder += 1 }
                     last = now
                 }
-                disorders.add(outOfOrder, ordering: .relaxed)
+                disorders.withLock { $0 += outOfOrder }
             }
 
-            #expect(disorders.load(ordering: .relaxed) == 0)
+            #expect(disorders.withLock { $0 } == 0)
             #expect(store.state == 20_000)
         }
     }

@@ -66,86 +66,89 @@ import Testing
     }
 
     // MARK: Rendered by Graphviz
+    #if os(macOS) || os(Linux)
+        // Graphviz runs as a child process: macOS and Linux only (iOS has no `Process`).
 
-    static let dotPath: String? = {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        return (directories.map { "\($0)/dot" } + ["/usr/bin/dot", "/opt/homebrew/bin/dot", "/usr/local/bin/dot"])
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+        static let dotPath: String? = {
+            let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            return (directories.map { "\($0)/dot" } + ["/usr/bin/dot", "/opt/homebrew/bin/dot", "/usr/local/bin/dot"])
+                .first { FileManager.default.isExecutableFile(atPath: $0) }
+        }()
 
-    /// Renders `dot` to SVG with Graphviz and returns each node's text lines and tooltip, decoded from
-    /// XML: what a person sees.
-    func rendered(_ dot: String) async throws -> [String: (text: [String], tooltip: String)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.dotPath))
-        process.arguments = ["-Tsvg"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(dot.utf8))
-        try input.fileHandleForWriting.close()
-        let reader = output.fileHandleForReading
-        let svg = try await withDeadline(30, "Graphviz rendering the report") {
-            String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
-        }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-
-        var nodes: [String: (text: [String], tooltip: String)] = [:]
-        for group in svg.components(separatedBy: "<g id=\"node").dropFirst() {
-            let title = Self.between(group, "<title>", "</title>").map(Self.xmlDecoded) ?? ""
-            let tooltip = Self.between(group, "xlink:title=\"", "\"").map(Self.xmlDecoded) ?? ""
-            let texts = group.components(separatedBy: "<text").dropFirst().compactMap { text in
-                Self.between(text, ">", "</text>").map(Self.xmlDecoded)
+        /// Renders `dot` to SVG with Graphviz and returns each node's text lines and tooltip, decoded from
+        /// XML: what a person sees.
+        func rendered(_ dot: String) async throws -> [String: (text: [String], tooltip: String)] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try #require(Self.dotPath))
+            process.arguments = ["-Tsvg"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(dot.utf8))
+            try input.fileHandleForWriting.close()
+            let reader = output.fileHandleForReading
+            let svg = try await withDeadline(30, "Graphviz rendering the report") {
+                String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
             }
-            nodes[title] = (texts, tooltip)
-        }
-        return nodes
-    }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
 
-    static func between(_ text: String, _ start: String, _ end: String) -> String? {
-        guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex)
-        else { return nil }
-        return String(text[from.upperBound..<to.lowerBound])
-    }
-
-    static func xmlDecoded(_ text: String) -> String {
-        var decoded = ""
-        var rest = Substring(text)
-        while let ampersand = rest.firstIndex(of: "&") {
-            decoded += rest[..<ampersand]
-            guard let semicolon = rest[ampersand...].firstIndex(of: ";") else { break }
-            let entity = rest[rest.index(after: ampersand)..<semicolon]
-            switch entity {
-            case "amp": decoded += "&"
-            case "quot": decoded += "\""
-            case "lt": decoded += "<"
-            case "gt": decoded += ">"
-            case "apos": decoded += "'"
-            default:
-                let number =
-                    entity.hasPrefix("#x")
-                    ? UInt32(entity.dropFirst(2), radix: 16)
-                    : entity.hasPrefix("#") ? UInt32(entity.dropFirst(), radix: 10) : nil
-                if let number, let scalar = Unicode.Scalar(number) {
-                    decoded.unicodeScalars.append(scalar)
-                } else {
-                    decoded += "&\(entity);"
+            var nodes: [String: (text: [String], tooltip: String)] = [:]
+            for group in svg.components(separatedBy: "<g id=\"node").dropFirst() {
+                let title = Self.between(group, "<title>", "</title>").map(Self.xmlDecoded) ?? ""
+                let tooltip = Self.between(group, "xlink:title=\"", "\"").map(Self.xmlDecoded) ?? ""
+                let texts = group.components(separatedBy: "<text").dropFirst().compactMap { text in
+                    Self.between(text, ">", "</text>").map(Self.xmlDecoded)
                 }
+                nodes[title] = (texts, tooltip)
             }
-            rest = rest[rest.index(after: semicolon)...]
+            return nodes
         }
-        return decoded + rest
-    }
 
-    @Test(.enabled(if: dotPath != nil, "Graphviz's dot is not installed"))
-    func graphvizShowsLabelsAndTooltipsAsWritten() async throws {
-        let nodes = try await rendered(await report().dot)
-        let label = try #require(nodes["n0"])
-        #expect(label.text.first == Self.trickyOnOneLine)
-        #expect(label.text.dropFirst().first?.hasPrefix("succeeded") == true)
-        let failed = try #require(nodes["n1"])
-        #expect(failed.tooltip == "#1 async: " + Self.trickyOnOneLine)
-    }
+        static func between(_ text: String, _ start: String, _ end: String) -> String? {
+            guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex)
+            else { return nil }
+            return String(text[from.upperBound..<to.lowerBound])
+        }
+
+        static func xmlDecoded(_ text: String) -> String {
+            var decoded = ""
+            var rest = Substring(text)
+            while let ampersand = rest.firstIndex(of: "&") {
+                decoded += rest[..<ampersand]
+                guard let semicolon = rest[ampersand...].firstIndex(of: ";") else { break }
+                let entity = rest[rest.index(after: ampersand)..<semicolon]
+                switch entity {
+                case "amp": decoded += "&"
+                case "quot": decoded += "\""
+                case "lt": decoded += "<"
+                case "gt": decoded += ">"
+                case "apos": decoded += "'"
+                default:
+                    let number =
+                        entity.hasPrefix("#x")
+                        ? UInt32(entity.dropFirst(2), radix: 16)
+                        : entity.hasPrefix("#") ? UInt32(entity.dropFirst(), radix: 10) : nil
+                    if let number, let scalar = Unicode.Scalar(number) {
+                        decoded.unicodeScalars.append(scalar)
+                    } else {
+                        decoded += "&\(entity);"
+                    }
+                }
+                rest = rest[rest.index(after: semicolon)...]
+            }
+            return decoded + rest
+        }
+
+        @Test(.enabled(if: dotPath != nil, "Graphviz's dot is not installed"))
+        func graphvizShowsLabelsAndTooltipsAsWritten() async throws {
+            let nodes = try await rendered(await report().dot)
+            let label = try #require(nodes["n0"])
+            #expect(label.text.first == Self.trickyOnOneLine)
+            #expect(label.text.dropFirst().first?.hasPrefix("succeeded") == true)
+            let failed = try #require(nodes["n1"])
+            #expect(failed.tooltip == "#1 async: " + Self.trickyOnOneLine)
+        }
+    #endif
 }

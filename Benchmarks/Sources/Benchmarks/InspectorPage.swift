@@ -75,22 +75,35 @@ func inspectorPage(_ arguments: [String]) async -> Int32 {
     print("  writing the page: \(writingTime)")
     print("  file size: \(size / 1_000) kB")
 
-    // The page's own figures, timed in headless Chromium by the selenium script (see its header).
-    let python = "/usr/bin/python3"
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
-        FileManager.default.fileExists(atPath: pageBenchmarkScript.path)
-    else {
-        print("  in the browser: not measured (needs /usr/bin/chromium, chromedriver and \(pageBenchmarkScript.path))")
+    return timedInChromium(url)
+}
+
+/// Times the page at `url` in headless Chromium with the selenium script (see its header); 0 when
+/// it did or when there is no Chromium, the script's status otherwise.
+private func timedInChromium(_ url: URL) -> Int32 {
+    #if os(macOS) || os(Linux)
+        // The page's own figures, timed in headless Chromium by the selenium script (see its header).
+        let python = "/usr/bin/python3"
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
+            FileManager.default.fileExists(atPath: pageBenchmarkScript.path)
+        else {
+            print(
+                "  in the browser: not measured (needs /usr/bin/chromium, chromedriver and \(pageBenchmarkScript.path))"
+            )
+            return 0
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [pageBenchmarkScript.path, url.path]
+        do { try process.run() } catch {
+            print("  in the browser: could not start \(python): \(error)")
+            return 1
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    #else
+        print("  in the browser: not measured (a child process, which only macOS and Linux can start)")
         return 0
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [pageBenchmarkScript.path, url.path]
-    do { try process.run() } catch {
-        print("  in the browser: could not start \(python): \(error)")
-        return 1
-    }
-    process.waitUntilExit()
-    return process.terminationStatus
+    #endif
 }

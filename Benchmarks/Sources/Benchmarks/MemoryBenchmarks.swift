@@ -1,14 +1,22 @@
 import Foundation
 import OresRedux
 
-/// Peak resident memory (VmHWM) of this process, in bytes.
+/// Peak resident memory of this process, in bytes (Linux: VmHWM; Darwin: `ru_maxrss`); -1 if unknown.
 func peakResidentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let digits = line.dropFirst("VmHWM:".count).filter(\.isNumber)
-        return (Int(String(digits)) ?? -1) * 1024
-    }
-    return -1
+    #if os(Linux)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.dropFirst("VmHWM:".count).filter(\.isNumber)
+            return (Int(String(digits)) ?? -1) * 1024
+        }
+        return -1
+    #elseif canImport(Darwin)
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return -1 }
+        return Int(usage.ru_maxrss)  // bytes on Darwin (Linux counts kilobytes here)
+    #else
+        return -1
+    #endif
 }
 
 /// What a child process measures: `--memory-probe <chain|wide|layered> <nodes> <sync|async|tasks>`.
@@ -45,31 +53,42 @@ func memoryProbe(_ arguments: [String]) async -> Int32 {
 
 /// Runs one probe in a fresh child process (this same binary, re-executed).
 func runMemoryProbe(kind: Shape.Kind, size: Int, mode: String) -> (before: Int, build: Int, peak: Int)? {
-    let executable =
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0]
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["--memory-probe", kind.rawValue, "\(size)", mode]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    do {
-        try process.run()
-    } catch {
-        print("memory probe failed to start: \(error)")
+    #if os(macOS) || os(Linux)
+        #if os(Linux)
+            let executable =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
+        #else
+            let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+        #endif
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--memory-probe", kind.rawValue, "\(size)", mode]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do {
+            try process.run()
+        } catch {
+            print("memory probe failed to start: \(error)")
+            return nil
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first(where: {
+                $0.hasPrefix("MEMORY ")
+            })
+        else {
+            print("memory probe \(kind.rawValue) \(size) \(mode) failed (status \(process.terminationStatus))")
+            return nil
+        }
+        let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
+        guard fields.count == 3 else { return nil }
+        return (fields[0], fields[1], fields[2])
+    #else
+        print("memory probe: needs a child process, which only macOS and Linux can start")
         return nil
-    }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0,
-        let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first(where: { $0.hasPrefix("MEMORY ") })
-    else {
-        print("memory probe \(kind.rawValue) \(size) \(mode) failed (status \(process.terminationStatus))")
-        return nil
-    }
-    let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
-    guard fields.count == 3 else { return nil }
-    return (fields[0], fields[1], fields[2])
+    #endif
 }
 
 func benchMemory(_ report: Report, quick: Bool) {

@@ -4,13 +4,15 @@
 // actor (the baselines' tasks and the store's go to the global executor). The main thread just
 // waits: no `dispatch_main`, which also keeps the binary usable under valgrind.
 import Foundation
-import Synchronization
+import OresRedux
 
-let exitStatus = Atomic<Int32>(0)
+// The library's lock, not `Atomic`, which needs macOS 15 / iOS 18 (above the package's floor).
+let exitStatus = LockedValue<Int32>(0)
 let finished = DispatchSemaphore(value: 0)
 Task.detached { [arguments = Array(CommandLine.arguments.dropFirst())] in
-    exitStatus.store(await runBenchmarks(arguments), ordering: .releasing)
+    let status = await runBenchmarks(arguments)
+    exitStatus.withLock { $0 = status }
     finished.signal()
 }
 finished.wait()
-exit(exitStatus.load(ordering: .acquiring))
+exit(exitStatus.withLock { $0 })

@@ -26,6 +26,9 @@ extension DurableRuns {
     ///   its sync work) runs nothing more: only the sync nodes it applied that the restored state
     ///   lacks are applied, once, and every other node ends `.cancelled`.
     ///
+    /// A resumed run applies its sync work (nodes and fallbacks) in the order an uninterrupted run
+    /// would: each node that ended before plays its recorded end where the run reaches it.
+    ///
     /// A run whose builder is missing, whose parameters no longer decode, or whose graph changed
     /// shape is not resumed and stays in the journal untouched: the report gives its records and a
     /// ``DurableRunError``. Marks of runs the journal no longer holds are dropped. Never throws: a

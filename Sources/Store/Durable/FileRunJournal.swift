@@ -13,8 +13,10 @@ import Foundation
 /// The default ``RunJournal``: one append-only file per run in a folder the app names.
 ///
 /// What it promises, beyond ``RunJournal``'s contract:
-/// - **Durable appends.** Each record is written at the end of its run's file and flushed (`fsync`)
-///   before ``append(_:to:)`` returns; creating or removing a run's file also flushes the folder.
+/// - **Durable appends.** Each record is written at the end of its run's file and flushed to the
+///   drive before ``append(_:to:)`` returns (`fcntl(F_FULLFSYNC)` on Apple platforms, or `fsync`
+///   where a volume refuses it; `fsync` on Linux: see the table in <doc:RunsThatSurviveARelaunch>);
+///   creating or removing a run's file also flushes the folder.
 ///   A failed append cuts the file back to its previous length, so the records already there stay
 ///   readable and the next append starts clean.
 /// - **Torn tails.** A record cut short by a crash is dropped on reading, with a
@@ -26,7 +28,14 @@ import Foundation
 ///   folder, in this process or another, fails with ``JournalError/locked(path:reason:)`` instead of
 ///   corrupting the first one's runs. Dropping your last reference does not release the folder at
 ///   once (a run's task that is still ending, or the journal's write queue, may hold the journal a
-///   moment longer); to open the folder again in the same process, call ``close()`` first.
+///   moment longer); to open the folder again in the same process, call ``close()`` first. A volume
+///   that does not lock files (some network volumes answer `ENOTSUP`) cannot hold a journal: the
+///   initializer throws ``JournalError/ioFailed(path:operation:reason:)`` rather than run unlocked.
+/// - **Where it may live on iOS.** In the app's own container (Application Support, say), where a
+///   suspended app may keep the lock. Not in an App Group container: iOS kills an app that is
+///   suspended while it holds a file lock there (`0xdead10cc`); if the journal must live there,
+///   ``close()`` it before the app is suspended and open a new one when it returns. See
+///   <doc:RunsThatSurviveARelaunch>.
 /// - **Secrets.** A folder it creates has mode `0700` and every file `0600`; on iOS, tvOS, watchOS
 ///   and visionOS files are also protected `completeUntilFirstUserAuthentication` (readable by a
 ///   relaunch in the background after the first unlock, never before).
@@ -87,6 +96,8 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         guard descriptor >= 0 else {
             throw JournalPOSIX.error(errno, path: lockPath, operation: "create the lock file")
         }
+        // portability: held until close(). On iOS only outside App Group containers (0xdead10cc at
+        // suspension otherwise); a volume without flock (ENOTSUP) is refused below. The guide says so.
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             closeDescriptor(descriptor)

@@ -95,7 +95,7 @@ enum JournalFileFormat {
         guard CRC32C.checksum(runIDBytes) == (try reader.uint32()) else {
             throw .corruptRecord(path: path, offset: 20, reason: "the run id's checksum does not match")
         }
-        guard let runID = String(validating: runIDBytes, as: UTF8.self) else {
+        guard let runID = String(validUTF8: runIDBytes) else {
             throw .corruptRecord(path: path, offset: 20, reason: "the run id is not valid UTF-8")
         }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-// The C library; the journal needs POSIX open, pwrite, fsync, ftruncate and flock.
+// The C library; the journal needs POSIX open, pwrite, ftruncate and flock (flushes: FileSync).
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -21,7 +21,8 @@ struct JournalFileIO: Sendable {
     /// Writes `bytes` at `offset` of `descriptor` (`pwrite`): the number of bytes written, which may
     /// be fewer than asked, or `-1` and the `errno` code.
     var write: @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: off_t) -> (Int, Int32)
-    /// Flushes `descriptor` to stable storage (`fsync`): 0, or the `errno` code.
+    /// Flushes `descriptor` to stable storage (``FileSync/toDisk(_:)``: `F_FULLFSYNC` on Darwin,
+    /// `fsync` elsewhere): 0, or the `errno` code.
     var sync: @Sendable (_ descriptor: Int32) -> Int32
 
     /// The real system calls.
@@ -30,7 +31,7 @@ struct JournalFileIO: Sendable {
             let result = pwrite(descriptor, bytes.baseAddress, bytes.count, offset)
             return result < 0 ? (-1, errno) : (result, 0)
         },
-        sync: { descriptor in fsync(descriptor) == 0 ? 0 : errno })
+        sync: { descriptor in FileSync.toDisk(descriptor) })
 }
 
 /// Small POSIX helpers of the journal; each failure is a ``JournalError`` naming the path and the
@@ -55,7 +56,8 @@ enum JournalPOSIX {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw error(errno, path: path, operation: "open the folder", writing: false) }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw error(errno, path: path, operation: "flush the folder") }
+        let code = FileSync.toDisk(descriptor)
+        guard code == 0 else { throw error(code, path: path, operation: "flush the folder") }
     }
 
     /// The whole file at `path`.
@@ -82,6 +84,7 @@ enum JournalPOSIX {
             throw .ioFailed(path: path, operation: "truncate", reason: "length \(length) out of range")
         }
         guard ftruncate(descriptor, size) == 0 else { throw error(errno, path: path, operation: "truncate") }
-        guard fsync(descriptor) == 0 else { throw error(errno, path: path, operation: "flush after truncating") }
+        let code = FileSync.toDisk(descriptor)
+        guard code == 0 else { throw error(code, path: path, operation: "flush after truncating") }
     }
 }

@@ -234,7 +234,7 @@ struct ByteReader {
     mutating func string() throws(JournalError) -> String {
         let start = offset
         let utf8 = try bytes()
-        guard let text = String(validating: utf8, as: UTF8.self) else {
+        guard let text = String(validUTF8: utf8) else {
             throw corrupt(at: start, "a string is not valid UTF-8")
         }
         return text

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// Writes to a ``RunJournal`` off Swift's cooperative pool: an append blocks until its record is
-/// on disk (`fsync`), so every call of the journal runs on one serial dispatch queue of its own,
+/// on disk (`FileSync.toDisk`), so every call of the journal runs on one serial dispatch queue of its own,
 /// in the order the calls were made.
 ///
 /// The store's count of its work sees every write: a task that awaits an append is not parked (it

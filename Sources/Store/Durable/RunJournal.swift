@@ -2,8 +2,10 @@
 /// ``FileRunJournal``; an app can keep its journal in its own database by conforming to this.
 ///
 /// A conformance promises:
-/// - ``append(_:to:)`` returns only once the record is on stable storage (flushed, e.g. `fsync`),
-///   so that a side effect announced by it starts only after it survives a power loss; records of a
+/// - ``append(_:to:)`` returns only once the record is on stable storage (flushed to the drive:
+///   `fcntl(F_FULLFSYNC)` on Apple platforms, where `fsync` alone leaves it in the drive's cache;
+///   `fsync` on Linux), so that a side effect announced by it starts only after it survives a power
+///   loss; records of a
 ///   run are read back in the order they were appended; a failed append leaves the run as it was.
 /// - ``loadUnfinishedRuns()`` returns every run with acknowledged records that was not removed and
 ///   does not end with ``JournalRecord/runFinished``; a record whose append never returned may be

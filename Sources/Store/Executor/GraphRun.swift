@@ -246,7 +246,7 @@ public final class GraphRun<State: Sendable>: Sendable {
                 if let durable, case .node(let node) = item { durable.syncApplied(node, commitCount: core.commitCount) }
             }
             let now = elapsed()
-            let queuedWork = core.hasQueuedWork
+            let queuedWork = core.hasFollowUps
             var next = Machine.SyncStep.idle
             perform(
                 protected.withLock { protected in
@@ -468,10 +468,6 @@ private struct Protected {
     /// Records the run's events when the store was observed at dispatch; `nil` otherwise. A class,
     /// so that an unobserved run's locked state grows by one word only.
     var recorder: RunRecorder? = nil
-    /// Waiters held until the store's pipeline is left, so that a node's waiter resumes after what
-    /// subscribers and middleware dispatched in answer to the node, as a dispatch returns after it;
-    /// `nil` when none are held. While it is not `nil`, every waiter the run resumes joins it.
-    var heldForPipelineExit: [ParkedWaiter]? = nil
     /// While the run's sync work waits for or is in the pipeline, the unit that counts it as
     /// running work of a store that counts its work (see `WorkCounter`).
     var scheduledUnit: WorkCounter.Unit? = nil
@@ -481,31 +477,23 @@ private struct Protected {
     /// the machine decided them, since the run's lock is held).
     ///
     /// - Parameter insidePipeline: whether the thread is applying actions in the store's pipeline;
-    ///   then the run holds its waiters until the thread leaves it, those to resume now and those
-    ///   that begin to wait meanwhile (`holdsWaiters` asks the shell to tell the store, once).
+    ///   the machine decides which waiters it then holds until the thread leaves it
+    ///   (`holdsWaiters` asks the shell to tell the store, once).
     mutating func handle(
         insidePipeline: Bool, _ event: (inout RunStateMachine) -> RunStateMachine.Effects,
         andThen record: (inout Protected) -> Void = { _ in }
     ) -> Performable {
         let wasScheduled = machine.isScheduled
-        let effects = event(&machine)
+        var effects = event(&machine)
+        machine.holdWaiters(insidePipeline: insidePipeline, &effects)
         countScheduling(wasScheduled: wasScheduled)
         recorder?.record(effects, of: machine)
         record(&self)
-        var resume = effects.resume.compactMap { waiters.removeValue(forKey: $0) }
-        var holdsWaiters = false
-        if insidePipeline, heldForPipelineExit == nil {
-            heldForPipelineExit = []
-            holdsWaiters = true
-        }
-        if !resume.isEmpty, let held = heldForPipelineExit {
-            heldForPipelineExit = held.isEmpty ? resume : held + resume  // the common case: no copy
-            resume = []
-        }
         return Performable(
             effects: effects,
             cancel: effects.cancelWorkers.compactMap { node in tasks.isEmpty ? nil : tasks[node].take() },
-            resume: resume, holdsWaiters: holdsWaiters, observed: recorder != nil)
+            resume: effects.resume.compactMap { waiters.removeValue(forKey: $0) },
+            holdsWaiters: effects.holdsWaiters, observed: recorder != nil)
     }
 
     /// Whether the shell holds the handle of `node`'s task: only then may the task run a node its
@@ -543,8 +531,7 @@ private struct Protected {
 
     /// The waiters held until the pipeline's exit, now that it is left.
     mutating func takeHeldWaiters() -> [ParkedWaiter] {
-        defer { heldForPipelineExit = nil }
-        return heldForPipelineExit ?? []
+        machine.pipelineLeft().compactMap { waiters.removeValue(forKey: $0) }
     }
 
     /// Registers `continuation`. When the machine says it need not wait, returns it to resume at
@@ -556,11 +543,7 @@ private struct Protected {
     ) -> (resumeNow: ParkedWaiter?, deliver: Bool) {
         nextWaiter += 1
         guard event(&machine, nextWaiter) != nil else {
-            waiters[nextWaiter] = continuation
-            return (nil, false)
-        }
-        if heldForPipelineExit != nil {
-            heldForPipelineExit?.append(continuation)
+            waiters[nextWaiter] = continuation  // waits, or is held until the pipeline is left
             return (nil, false)
         }
         guard let recorder else { return (continuation, false) }
@@ -690,10 +673,7 @@ extension StoreCore {
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil
     ) -> GraphRun<S> {
         let run = GraphRun(host: self, backend: backend, storage: graph.storage, durable: durable)
-        if let context = PureCall.current {
-            report(
-                .dispatchFromReducer,
-                "a graph of \(graph.count) nodes was dispatched from \(context); it was cancelled.")
+        if refusesDispatchFromPureCode("a graph of \(graph.count) nodes", "it was cancelled") {
             if hasEventObservers { run.startRecording() }
             run.cancel()
             return run

@@ -24,10 +24,7 @@ extension StoreCore {
     /// once it was cancelled.
     @inlinable
     func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
-        if let context = PureCall.current {
-            reportImpureDispatch(action, from: context)
-            return
-        }
+        if refusesDispatchFromPureCode("\(type(of: action))", "it was dropped") { return }
         let me = currentThreadID()
         stateLock.lock()
         var entry = pipeline.dispatch(action, admit: admit, on: me)
@@ -57,14 +54,25 @@ extension StoreCore {
         }
     }
 
+    /// The one check of every dispatch (an action, an async action, a graph) against pure code: when
+    /// this thread runs a reducer or a graph's `make` or fallback closure, reports that `what` was
+    /// dispatched from it and what became of it (`consequence`), and returns `true`: the caller
+    /// drops the work (or cancels it). `false`, at the cost of one thread-local read, otherwise.
+    @inlinable
+    func refusesDispatchFromPureCode(_ what: @autoclosure () -> String, _ consequence: String) -> Bool {
+        guard let context = PureCall.current else { return false }
+        reportImpureDispatch(what(), consequence, from: context)
+        return true
+    }
+
     @usableFromInline
-    func reportImpureDispatch(_ action: any Action, from context: PureCall.Context) {
+    func reportImpureDispatch(_ what: String, _ consequence: String, from context: PureCall.Context) {
         report(
             .dispatchFromReducer,
             """
-            \(type(of: action)) was dispatched from \(context); it was dropped. Reducers and a graph's \
-            make and fallback closures must be pure: dispatch from a middleware, a subscriber or an \
-            async action instead.
+            \(what) was dispatched from \(context); \(consequence). Reducers and a graph's make and \
+            fallback closures must be pure: dispatch from a middleware, a subscriber or an async action \
+            instead.
             """)
     }
 
@@ -81,10 +89,12 @@ extension StoreCore {
         drainAndLeavePipeline()
     }
 
-    /// Whether work is queued behind the current action. Called by a run inside the pipeline.
-    var hasQueuedWork: Bool { stateLock.withLock { pipeline.hasQueuedWork } }
+    /// Whether a follow-up of the current action waits (a run yields to it). Called by a run inside
+    /// the pipeline.
+    var hasFollowUps: Bool { stateLock.withLock { pipeline.hasFollowUps } }
 
-    /// Puts a run that yielded back at the end of the queue. Called by the run inside the pipeline.
+    /// Puts a run that yielded back in line, behind the follow-ups. Called by the run inside the
+    /// pipeline.
     func requeue(_ run: any PipelineRun) {
         stateLock.withLock { pipeline.requeue(run) }
     }
@@ -117,8 +127,8 @@ extension StoreCore {
         return entry
     }
 
-    /// The applier applies what is queued, FIFO (including what the work applied here queues in
-    /// turn, and runs other threads handed over), then leaves: the pipeline's one exit.
+    /// The applier applies what is queued in the machine's order (follow-ups of the current action
+    /// first, then runs other threads handed over), then leaves: the pipeline's one exit.
     @inlinable
     func drainAndLeavePipeline() {
         stateLock.lock()

@@ -3,15 +3,21 @@
 ///
 /// One thread at a time is the *applier*. Work arrives three ways:
 /// - **A dispatch** (an action, or a subscriber's first call). From the applier itself (a
-///   subscriber or middleware dispatched) it is queued and applied right after the current one. From
-///   another thread it waits until the pipeline is free, then that thread applies it itself, so
-///   `dispatch` returns after its action was applied, on the thread that called it.
-/// - **A run's ready sync nodes** (`schedule`). Never waits: when another thread applies, the run
-///   is queued and that thread applies it before it leaves. A task that ends a node never blocks
-///   on someone else's middleware or subscriber.
-/// - **A run that yielded** to queued work goes back in line (`requeue`).
+///   subscriber or middleware dispatched) it is a *follow-up*: applied right after the current
+///   action. From another thread it waits until the pipeline is free, then that thread applies it
+///   itself, so `dispatch` returns after its action was applied, on the thread that called it.
+/// - **A run's ready sync nodes** (`schedule`). Never waits. On the applier (the current action
+///   made them ready, or cancelled their run) they are a follow-up; from another thread while
+///   someone applies, they are *handed over*, and the applier applies them before it leaves. A
+///   task that ends a node never blocks on someone else's middleware or subscriber.
+/// - **A run that yielded** to follow-ups after one of its items goes back in line behind them
+///   (`requeue`).
 ///
-/// The applier takes queued work with ``next()`` until the queue is empty; then it leaves, and the
+/// The order, decided here and nowhere else: follow-ups first, first in first out; handed-over
+/// work only when no follow-up waits, first in first out. So a subscriber's or middleware's
+/// dispatch is the next commit, whatever other threads hand over meanwhile.
+///
+/// The applier takes queued work with ``next()`` until both lines are empty; then it leaves, and the
 /// machine says what its exit owes: the runs whose waiters were held until now, whether events
 /// recorded inside wait for delivery, whether a waiting thread must be woken. So every held waiter
 /// is resumed by one route, after everything the pipeline applied meanwhile.
@@ -25,8 +31,8 @@ struct PipelineMachine<Thread: Equatable> {
     enum Entry: Equatable {
         /// The thread is the applier now: apply the work, then take ``next()`` until it says leave.
         case apply
-        /// The thread is already the applier: the work was queued behind the current action (for a
-        /// subscriber's first call: call it in place, the pipeline is this thread's).
+        /// The thread is already the applier: the work was queued as a follow-up of the current
+        /// action (for a subscriber's first call: call it in place, the pipeline is this thread's).
         case queued
         /// Another thread applies and will apply this work before it leaves (runs only).
         case handedOff
@@ -64,7 +70,11 @@ struct PipelineMachine<Thread: Equatable> {
     }
 
     @usableFromInline private(set) var applier: Thread?
-    @usableFromInline var queue = FIFO<QueuedWork>()
+    /// Work the current action caused: its middleware's and subscribers' dispatches, runs it made
+    /// ready or cancelled, and runs that yielded to such work. Applied first.
+    @usableFromInline var followUps = FIFO<QueuedWork>()
+    /// Runs other threads handed over while this one applied. Applied when no follow-up waits.
+    @usableFromInline var handedOver = FIFO<QueuedWork>()
     /// Threads blocked until the pipeline is free (their dispatch or subscribe applies on them).
     @usableFromInline private(set) var waitingThreads = 0
     @usableFromInline var exit = Exit()
@@ -80,7 +90,7 @@ struct PipelineMachine<Thread: Equatable> {
     mutating func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?, on thread: Thread) -> Entry {
         if isClosed { return .closed }
         if applier == thread {
-            queue.append(.action(action, admit: admit))
+            followUps.append(.action(action, admit: admit))
             return .queued
         }
         return enter(thread)
@@ -100,8 +110,12 @@ struct PipelineMachine<Thread: Equatable> {
             applier = thread
             return .apply
         }
-        queue.append(.run(run))
-        return applier == thread ? .queued : .handedOff
+        if applier == thread {
+            followUps.append(.run(run))
+            return .queued
+        }
+        handedOver.append(.run(run))
+        return .handedOff
     }
 
     /// A thread woken after `.wait` asks again: `.apply` once the pipeline is free, else `.wait`.
@@ -129,10 +143,11 @@ struct PipelineMachine<Thread: Equatable> {
 
     // MARK: Applying (the applier only)
 
-    /// The next queued work, or the exit once the queue is empty (the pipeline is free then).
+    /// The next queued work (a follow-up before handed-over work), or the exit once nothing is
+    /// queued (the pipeline is free then).
     @inlinable
     mutating func next() -> Next {
-        if let work = queue.popFirst() { return .apply(work) }
+        if let work = followUps.popFirst() ?? handedOver.popFirst() { return .apply(work) }
         applier = nil
         if waitingThreads > 0 { exit.wakesWaitingThread = true }
         if exit.isEmpty { return .free }
@@ -144,18 +159,19 @@ struct PipelineMachine<Thread: Equatable> {
     /// then answers with `.free`); returns whether it did. The common case, without building a `Next`.
     @inlinable
     mutating func leaveIfFree() -> Bool {
-        guard queue.isEmpty, waitingThreads == 0, exit.isEmpty else { return false }
+        guard followUps.isEmpty, handedOver.isEmpty, waitingThreads == 0, exit.isEmpty else { return false }
         applier = nil
         return true
     }
 
-    /// Whether work waits behind the current one (a run yields to it).
+    /// Whether a follow-up waits: a run applying its items yields to it after the current item.
+    /// (It does not yield to handed-over work, which only waits for the pipeline to be free.)
     @inlinable
-    var hasQueuedWork: Bool { !queue.isEmpty }
+    var hasFollowUps: Bool { !followUps.isEmpty }
 
-    /// A run that yielded goes back in line.
+    /// A run that yielded to follow-ups goes back in line behind them.
     mutating func requeue(_ run: any PipelineRun) {
-        queue.append(.run(run))
+        followUps.append(.run(run))
     }
 
     /// Whether `thread` is the applier (a subscriber, middleware or sync node runs on it now).

@@ -17,6 +17,14 @@
 /// two events clear it. So whatever the pipeline does between two events, ready work is always
 /// either scheduled or being applied: the invariant that makes a run always finish.
 ///
+/// ## A resumed run, in the order an uninterrupted one would take
+/// Nodes of a durable run that ended in an earlier launch are *replays*: they are never started
+/// again, but each plays its recorded end at the moment an uninterrupted run would have reached it.
+/// A replayed async node plays when it is released, after the other nodes released at that moment
+/// (as a real end comes after its release); a replayed sync node takes its place in `readySync` and
+/// plays when it reaches the front with no item in hand (as it would have been applied then). So a
+/// fallback replayed after a sync node released earlier is applied after it, as it would have been.
+///
 /// Every walk over the graph is a loop, never a recursion, so a million-node chain cannot overflow
 /// the stack.
 struct RunStateMachine {
@@ -57,6 +65,10 @@ struct RunStateMachine {
 
     /// What the shell must do after an event.
     struct Effects {
+        /// The event came from a thread applying actions in the store's pipeline, and the run now
+        /// holds its waiters until that thread leaves it: ask the store to call back then (see
+        /// ``holdWaiters(insidePipeline:_:)``).
+        var holdsWaiters = false
         /// Async, delay and join nodes that just started: run each on a task.
         var startAsync: [Int] = []
         /// An async, delay or join node that just started, for the task whose node's end started
@@ -90,6 +102,10 @@ struct RunStateMachine {
 
     private var readySync: [SyncItem] = []
     private var readyHead = 0
+    /// Nodes that ended in an earlier launch, whose end has not been played yet (see the overview).
+    private var replays: [Int: EndedBefore] = [:]
+    /// Replayed async nodes released and not played yet, in the order they were released.
+    private var replayedEnds: [Int] = []
     /// The sync item the pipeline took and has not reported applied yet (the run has one token, so
     /// at most one).
     private(set) var itemInHand: SyncItem?
@@ -102,6 +118,8 @@ struct RunStateMachine {
     /// Attempts of async nodes that made more than one.
     private(set) var retriedAttempts: [Int: Int] = [:]
     private var terminalCount = 0
+    /// Waiters held until the store's pipeline is left; `nil` when none are held.
+    private var heldForPipelineExit: [Waiter]? = nil
     /// Fallbacks queued or in hand, not yet applied.
     private var pendingFallbacks = 0
     /// The cancel action is queued or in hand, not yet applied: the run is not finished before it is.
@@ -193,22 +211,30 @@ struct RunStateMachine {
     /// before any skip spreads, so a node below another bad node still reports its own problem.
     ///
     /// - Parameter endedBefore: nodes of a durable run that ended in an earlier launch (its journal
-    ///   says so), in graph order. Each is terminal before anything is released: a success keeps its
-    ///   response for its dependents and counts as a finished prerequisite; a failure skips its
-    ///   dependents and queues its fallback when `sendsFallback` (it was not applied before). The
-    ///   release rule then runs as for any start, so nothing that ended is started again.
+    ///   says so), in graph order. None is started again: each plays its recorded end when the release
+    ///   rule reaches it, in the order an uninterrupted run would (see the overview). A success
+    ///   passes its response to its dependents; a failure skips them and queues its fallback when
+    ///   `sendsFallback` (it was not applied before); a cancelled node is terminal at once.
     mutating func start(now: Duration, endedBefore: [EndedBefore] = []) -> Effects {
         let now = advance(to: now)
         var effects = Effects()
         guard phase == .notStarted else { return effects }
         phase = .running
-        for ended in endedBefore { replay(ended, now: now, &effects) }
+        for ended in endedBefore where nodes[ended.node].status == .waiting {
+            if ended.isCancelled {
+                nodes[ended.node].start = now
+                markTerminal(ended.node, .cancelled, now: now, &effects)
+            } else {
+                replays[ended.node] = ended
+            }
+        }
         let bad = problems.keys.sorted()
         for node in bad where !nodes[node].status.isTerminal { markFailed(node, problems[node]!, now: now, &effects) }
         for node in bad { skipDependents(of: node, now: now, &effects) }
         for node in nodes.indices where nodes[node].status == .waiting && nodes[node].remaining == 0 {
             release(node, now: now, &effects)
         }
+        playDueReplays(now: now, &effects)
         checkFinished(&effects)
         return effects
     }
@@ -249,6 +275,7 @@ struct RunStateMachine {
         case .cancelAction:
             isCancelActionPending = false
         }
+        playDueReplays(now: now, &effects)
         checkFinished(&effects)
         if readyHead == readySync.count {
             isScheduled = false
@@ -291,6 +318,7 @@ struct RunStateMachine {
             markFailed(node, error, now: now, &effects)
             skipDependents(of: node, now: now, &effects)
         }
+        playDueReplays(now: now, &effects)
         checkFinished(&effects)
         if effects.schedule, let next = effects.handedOn {
             effects.handedOn = nil
@@ -320,7 +348,20 @@ struct RunStateMachine {
         for node in nodes.indices {
             switch nodes[node].status {
             case .waiting, .ready:
-                markTerminal(node, .cancelled, now: now, &effects)
+                if let ended = replays.removeValue(forKey: node) {
+                    // It ended in an earlier launch: it keeps the outcome it had, and releases nothing.
+                    if nodes[node].start == nil { nodes[node].start = now }
+                    switch ended.result {
+                    case .success(let response):
+                        if let response { store(response, of: node) }
+                        markTerminal(node, .succeeded, now: now, &effects)
+                    case .failure(let error):
+                        errors[node] = error
+                        markTerminal(node, .failed, now: now, &effects)
+                    }
+                } else {
+                    markTerminal(node, .cancelled, now: now, &effects)
+                }
             case .running where !nodes[node].isSync:
                 markTerminal(node, .cancelled, now: now, &effects)
                 effects.cancelWorkers.append(node)
@@ -330,6 +371,8 @@ struct RunStateMachine {
         }
         readySync = []
         readyHead = 0
+        replays = [:]
+        replayedEnds = []
         if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
         if sendsCancelAction {
             isCancelActionPending = true
@@ -347,7 +390,7 @@ struct RunStateMachine {
     /// unless the run still has sync work ready or in hand, which the waiter waits for too.
     mutating func awaitNode(_ node: Int, _ waiter: Waiter) -> Waiter? {
         if nodes[node].status.isTerminal {
-            guard hasSyncWorkPending else { return waiter }
+            guard hasSyncWorkPending else { return resumeOrHold(waiter) }
             syncWorkWaiters.append(waiter)
             return nil
         }
@@ -357,8 +400,43 @@ struct RunStateMachine {
 
     /// Waits for the run to finish: returns `waiter` back when it already has (resume it at once).
     mutating func awaitFinish(_ waiter: Waiter) -> Waiter? {
-        if phase == .finished { return waiter }
+        if phase == .finished { return resumeOrHold(waiter) }
         finishWaiters.append(waiter)
+        return nil
+    }
+
+    // MARK: Waiters held until the pipeline is left
+
+    /// Decides, after an event, whether its waiters resume now or when the store's pipeline is
+    /// left. An event on a thread applying actions (a sync node applied, a subscriber that cancels)
+    /// makes the run hold its waiters until that thread leaves the pipeline, so that a node's
+    /// waiter resumes after what subscribers and middleware dispatched in answer to it, the way a
+    /// `dispatch` returns after them. The first such event sets ``Effects/holdsWaiters`` (the shell
+    /// asks the store to call ``pipelineLeft()`` then); while waiters are held, every waiter an event
+    /// resumes, or that would resume at once, joins them.
+    mutating func holdWaiters(insidePipeline: Bool, _ effects: inout Effects) {
+        if insidePipeline, heldForPipelineExit == nil {
+            heldForPipelineExit = []
+            effects.holdsWaiters = true
+        }
+        guard !effects.resume.isEmpty, let held = heldForPipelineExit else { return }
+        heldForPipelineExit = held.isEmpty ? effects.resume : held + effects.resume  // the common case: no copy
+        effects.resume = []
+    }
+
+    /// The store's pipeline was left: the waiters held until then, to resume now.
+    mutating func pipelineLeft() -> [Waiter] {
+        defer { heldForPipelineExit = nil }
+        return heldForPipelineExit ?? []
+    }
+
+    /// Whether the run holds its waiters until the store's pipeline is left.
+    var holdsWaitersForPipelineExit: Bool { heldForPipelineExit != nil }
+
+    /// A waiter that need not wait: resumed now, or held with the others until the pipeline is left.
+    private mutating func resumeOrHold(_ waiter: Waiter) -> Waiter? {
+        guard heldForPipelineExit != nil else { return waiter }
+        heldForPipelineExit!.append(waiter)
         return nil
     }
 
@@ -380,31 +458,50 @@ struct RunStateMachine {
         var isCancelled = false
     }
 
-    /// Makes `ended.node` terminal without starting it, and counts it for its dependents without
-    /// releasing them (``start(now:endedBefore:)`` releases what is ready once every replay is in).
-    private mutating func replay(_ ended: EndedBefore, now: Duration, _ effects: inout Effects) {
-        let node = ended.node
-        guard nodes[node].status == .waiting else { return }
-        nodes[node].start = now
-        if ended.isCancelled {
-            markTerminal(node, .cancelled, now: now, &effects)
-            return
+    /// Plays the replayed ends that are due, in the order an uninterrupted run would have had them:
+    /// the async ones released so far, in release order, and a replayed sync node at the front of
+    /// `readySync` while no item is in hand. Called at the end of every event that can release
+    /// nodes, so the front of `readySync` is never a replay when the pipeline takes an item.
+    private mutating func playDueReplays(now: Duration, _ effects: inout Effects) {
+        guard !replays.isEmpty else { return }
+        var played = 0
+        while true {
+            if played < replayedEnds.count {
+                play(replayedEnds[played], now: now, &effects)
+                played += 1
+            } else if itemInHand == nil, readyHead < readySync.count, case .node(let node) = readySync[readyHead],
+                replays[node] != nil
+            {
+                readyHead += 1
+                play(node, now: now, &effects)
+            } else {
+                break
+            }
         }
+        replayedEnds.removeAll()
+        if readyHead < readySync.count, !isScheduled {
+            isScheduled = true
+            effects.schedule = true
+        }
+    }
+
+    private mutating func store(_ response: any Sendable, of node: Int) {
+        if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
+        responses[node] = response
+    }
+
+    /// A released replay plays the end its journal recorded, as if it had just ended.
+    private mutating func play(_ node: Int, now: Duration, _ effects: inout Effects) {
+        guard let ended = replays.removeValue(forKey: node) else { return }
+        nodes[node].start = now
         switch ended.result {
         case .success(let response):
-            if let response {
-                if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
-                responses[node] = response
-            }
-            markTerminal(node, .succeeded, now: now, &effects)
-            for edge in dependentStarts[node]..<dependentStarts[node + 1] {
-                let dependent = dependents[edge]
-                if nodes[dependent].status == .waiting { nodes[dependent].remaining -= 1 }
-            }
+            if let response { store(response, of: node) }
+            succeed(node, now: now, &effects)
         case .failure(let error):
             markTerminal(node, .failed, now: now, &effects)
             errors[node] = error
-            if ended.sendsFallback, nodesWithFallback.contains(node) {
+            if ended.sendsFallback, nodesWithFallback.contains(node), phase == .running {
                 pendingFallbacks += 1
                 enqueueSync(.fallback(node), &effects)
             }
@@ -426,6 +523,12 @@ struct RunStateMachine {
 
     /// - Parameter handingOn: an async node may go to the finishing node's task (see `asyncFinished`).
     private mutating func release(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout Effects) {
+        if !replays.isEmpty, replays[node] != nil {
+            // Ended in an earlier launch: never started again; its end plays where it is due.
+            nodes[node].status = .ready
+            if nodes[node].isSync { readySync.append(.node(node)) } else { replayedEnds.append(node) }
+            return
+        }
         if nodes[node].isSync {
             nodes[node].status = .ready
             enqueueSync(.node(node), &effects)

@@ -10,16 +10,22 @@ enum InspectorPage {
         + "base-uri 'none'; form-action 'none'"
 
     /// The page for `dataJSON`, which must be JSON written by `JSONText` (safe inside `<script>`).
-    static func html(title: String, dataJSON: String) -> String {
+    ///
+    /// `liveScript`, for the live page only (OresReduxLive), runs before the page's script and may
+    /// reach the page's own server: the policy then adds `connect-src 'self'`, nothing else.
+    static func html(title: String, dataJSON: String, liveScript: String? = nil) -> String {
+        let policy = liveScript == nil ? contentSecurityPolicy : contentSecurityPolicy + "; connect-src 'self'"
         var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        page += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(contentSecurityPolicy)\">\n"
+        page += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(policy)\">\n"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         page += "<meta name=\"generator\" content=\"OresRedux inspector\">\n"
         page += "<title>\(escapeHTML(title))</title>\n<style>\n\(style)</style>\n</head>\n<body>\n"
         page += body
         page += "<script type=\"application/json\" id=\"inspector-data\">"
         page += dataJSON
-        page += "</script>\n<script>\n\(script)</script>\n</body>\n</html>\n"
+        page += "</script>\n"
+        if let liveScript { page += "<script id=\"inspector-live\">\n\(liveScript)</script>\n" }
+        page += "<script>\n\(script)</script>\n</body>\n</html>\n"
         return page
     }
 

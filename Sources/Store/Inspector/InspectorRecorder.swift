@@ -121,7 +121,9 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
     /// Forgets everything recorded (and queued); the next action starts a new recording from the
     /// state then.
     public func clear() {
-        storage.withLock { $0 = InspectorStorage(options: options, epoch: $0.epoch &+ 1) }
+        storage.withLock {
+            $0 = InspectorStorage(options: options, epoch: $0.epoch &+ 1, stepObserver: $0.stepObserver)
+        }
     }
 }
 
@@ -251,6 +253,13 @@ struct InspectorStorage<State: Sendable>: Sendable {
     /// The store being recorded, from 1, and the one of the last step.
     var store = 0
     var lastStepStore = 0
+    /// Events recorded so far: the sequence number of the last one. Events reach the recorder in the
+    /// order the store recorded them, but possibly after later steps (see `StoreEvent`), so this
+    /// orders events among themselves exactly, where `at` (the step count) is only an upper bound.
+    var eventCount = 0
+    /// Told each step's number as it is appended (as its described batch lands), under the
+    /// recorder's lock (see `InspectorRecorder.observeSteps`): it must only note it and return.
+    var stepObserver: (@Sendable (_ number: Int, _ startsStore: Bool) -> Void)?
 
     // The queue: steps the dispatching threads left, not described yet.
     /// The number of the last step queued (described or not).
@@ -279,10 +288,14 @@ struct InspectorStorage<State: Sendable>: Sendable {
     /// Runs and async actions are numbered per store: the key tells stores apart.
     private var storeKey: UInt64 { UInt64(max(store, 1)) << 40 }
 
-    init(options: InspectorOptions<State>, epoch: Int = 0) {
+    init(
+        options: InspectorOptions<State>, epoch: Int = 0,
+        stepObserver: (@Sendable (_ number: Int, _ startsStore: Bool) -> Void)? = nil
+    ) {
         maximumSteps = max(1, options.maximumSteps)
         maximumRuns = max(1, options.maximumRuns)
         self.epoch = epoch
+        self.stepObserver = stepObserver
     }
 
     /// Steps queued and not taken out yet.
@@ -377,16 +390,20 @@ struct InspectorStorage<State: Sendable>: Sendable {
 
     mutating func append(_ step: InspectorStep) {
         steps.append(step)
+        stepObserver?(step.number, step.startsStore)
     }
 
     mutating func record(_ record: InspectorEventRecord) {
         let at = enqueued
         let store = max(self.store, 1)
+        eventCount += 1
+        let seq = eventCount
         switch record {
         case .runStarted(let id, let run):
             let id = id | storeKey
             var run = run
             run.startAt = at
+            run.startSeq = seq
             run.store = store
             runs[id] = run
             if runs.count > maximumRuns, let oldest = runs.keys.min() {
@@ -400,11 +417,13 @@ struct InspectorStorage<State: Sendable>: Sendable {
         case .nodeFinished(let id, let node, var end):
             let id = id | storeKey
             end.at = at
+            end.seq = seq
             runs[id]?.nodes[node].end = end
         case .runFinished(let id, let finish):
             let id = id | storeKey
             guard var run = runs[id] else { return }
             run.finishAt = at
+            run.finishSeq = seq
             run.summary = finish.summary
             run.chromeTrace = finish.chromeTrace
             run.duration = finish.duration
@@ -416,6 +435,7 @@ struct InspectorStorage<State: Sendable>: Sendable {
         case .actionStarted(let id, var action):
             let id = id | storeKey
             action.startAt = at
+            action.startSeq = seq
             action.store = store
             asyncActions[id] = action
             if asyncActions.count > maximumRuns, let oldest = asyncActions.keys.min() {
@@ -425,6 +445,7 @@ struct InspectorStorage<State: Sendable>: Sendable {
         case .actionFinished(let id, var end, let time):
             let id = id | storeKey
             end.at = at
+            end.seq = seq
             asyncActions[id]?.end = end
             asyncActions[id]?.endTime = time
         }
@@ -535,6 +556,8 @@ struct InspectorNodeEnd: Sendable {
     let response: InspectorValue?
     /// Steps recorded when it was delivered.
     var at = 0
+    /// Its place among the recorded events (see `InspectorStorage.eventCount`).
+    var seq = 0
 }
 
 /// One attempt of a node (a sync node has one).
@@ -567,6 +590,9 @@ struct InspectorRun: Sendable {
     let time: Duration
     var nodes: [InspectorNode]
     var startAt = 0
+    /// The places of its start and its finish among the recorded events.
+    var startSeq = 0
+    var finishSeq: Int?
     var finishAt: Int?
     var summary: String?
     var chromeTrace: String?
@@ -580,6 +606,8 @@ struct InspectorAsyncAction: Sendable {
     let action: InspectorValue
     let time: Duration
     var startAt = 0
+    /// The place of its start among the recorded events.
+    var startSeq = 0
     var end: InspectorNodeEnd?
     var endTime: Duration?
 }

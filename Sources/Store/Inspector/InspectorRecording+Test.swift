@@ -2,13 +2,33 @@ extension InspectorRecording {
     /// Swift Testing code for a `TestStore` that replays the recording: a bug seen in the inspector
     /// becomes a regression test in one paste.
     ///
-    /// The test stubs every async action type with the responses (or errors) it recorded, in order;
-    /// sends each step that no graph node applied, with the state change it made; dispatches each
-    /// async action dispatched on its own, and each graph run (from `graph`); receives each step a
-    /// graph node applied, with its state change; and ends with `finish()`. A state change is written
-    /// as an assignment of each top-level field it touched. Values are written as Swift literals
-    /// (`Profile(name: "Ada")`, `.loaded`, `[1, 2]`), which compile when the types have their
-    /// memberwise initializers; a redacted value is written as a placeholder to fill in.
+    /// The test sends each step that no graph node applied, with the state change it made;
+    /// dispatches each async action dispatched on its own, and each graph run (from `graph`), where
+    /// it started; receives each step a graph node applied, with its state change; and ends with
+    /// `finish()`. A state change is written as an assignment of each top-level field it touched.
+    /// Values are written as Swift literals (`Profile(name: "Ada")`, `.loaded`, `[1, 2]`), which
+    /// compile when the types have their memberwise initializers; a redacted value is written as a
+    /// placeholder to fill in.
+    ///
+    /// What it asserts, and what it does not:
+    /// - **Sync nodes ready together** are received in the order they were added to the graph, as the
+    ///   store promises; every other step in the order it was recorded, where that order is decided.
+    /// - **Two async branches' ends are not ordered** by the graph, so the test orders them itself.
+    ///   When no two async calls of the recording could end in either order (a chain, runs one after
+    ///   another), each async type is stubbed with its recorded answers and answers at once;
+    ///   otherwise each type is held (`store.hold`) and the test answers each call in the order the
+    ///   recording saw the calls end, and receives what an answer released before it gives the next.
+    ///   Calls of one type in flight together take their answers oldest call first.
+    /// - **A cancelled run** is dispatched as `let runN = store.dispatch(...)`, given the answers its
+    ///   calls got before the cancel, then cancelled with `runN.cancel()` where the recording saw it,
+    ///   and its nodes' outcomes are asserted.
+    /// - **A cut value** (past ``InspectorOptions/maximumDepth`` or
+    ///   ``InspectorOptions/maximumStringLength``) that the test builds is written as a stand-in that
+    ///   compiles, with a comment: a string as its part kept, another value as its type's empty value
+    ///   (`0`, `""`, `[]`, `nil`) or as a whole value of its type recorded elsewhere. A state field
+    ///   that holds a cut value is not asserted: it is named in `notAsserting:`, with a comment.
+    /// - A node retried after failing is answered with its last answer (the recording keeps no
+    ///   other), with a comment that says so.
     ///
     /// A step dispatched by an async action or a subscriber (rather than by the app) is written as a
     /// `send`: change it to a `receive`.
@@ -32,69 +52,128 @@ extension InspectorRecording {
         named name: String = "replaysTheRecording", reducer: String = "appReducer", initialState: String? = nil,
         graph: (_ run: Int, _ nodes: [String]) -> String? = { _, _ in nil }, limit: Int
     ) -> String? {
+        let literals = GeneratedTestLiterals(self)
+        let schedule = GeneratedTestSchedule(self)
         var lines = [
             "import OresRedux",
             "import OresReduxTesting",
             "import Testing",
             "",
             "@Test func \(name)() async throws {",
-            "    let store = TestStore(initialState: \(initialState ?? Self.literal(base)), reducer: \(reducer))",
+            "    let store = TestStore(initialState: \(initialState ?? literals.expression(base)), reducer: \(reducer))",
         ]
-        lines += stubLines()
+        if schedule.holds {
+            lines += schedule.heldTypes.map { "    let \(Self.heldName($0)) = store.hold(\($0).self)" }
+        } else {
+            lines += stubLines(literals)
+        }
 
-        // The app's dispatches, by the step they came after.
-        var dispatches: [Int: [String]] = [:]
-        for action in asyncActions {
-            dispatches[action.startAt, default: []].append("store.dispatch(\(Self.literal(action.action)))")
-        }
-        for run in runs {
-            let names = run.nodes.map(\.label)
-            let line =
-                graph(Int(run.id), names).map { "store.dispatch(\($0))" }
-                ?? "// run #\(run.id) was dispatched here: store.dispatch(<its graph: \(names.joined(separator: ", "))>)"
-            dispatches[run.startAt, default: []].append(line)
-        }
+        // Each step's state change, from the state before it in the recorded order.
+        var changes: [GeneratedTestLiterals.Change] = []
         var state = base
-        let firstNumber = (steps.first?.number ?? 1) - 1
-        lines += dispatches[firstNumber, default: []].map { "    " + $0 }
+        for step in steps {
+            let next = step.patch.applied(to: state)
+            changes.append(literals.change(from: state, to: next, patch: step.patch))
+            state = next
+        }
+        let graphs = runs.map { run in graph(Int(run.id), run.nodes.map(\.label)) }
+
         var size = lines.reduce(0) { $0 + $1.utf8.count + 1 }
         var counted = lines.count
-        for step in steps {
+        for item in schedule.items {
             for line in lines[counted...] { size += line.utf8.count + 1 }
             counted = lines.count
             if size > limit { return nil }
-            let next = step.patch.applied(to: state)
-            let update = Self.assignments(from: state, to: next, patch: step.patch)
-            let head: String
-            if step.startsStore {
-                lines.append("    // \(step.actionType) starts here: a new TestStore would replay it from its state")
-                lines += dispatches[step.number, default: []].map { "    " + $0 }
-                state = next
-                continue
-            } else if step.origin == nil {
-                head = "try store.send(\(Self.literal(step.action)))"
-            } else {
-                head = "try await store.receive(\(step.actionType).self)"
+            switch item {
+            case .step(let index):
+                lines += stepLines(steps[index], changes[index], literals)
+            case .answer(let index):
+                let answer = schedule.answers[index]
+                if answer.earlierTries > 0 {
+                    lines.append(
+                        "    // \(answer.type): \(answer.earlierTries) earlier tries failed; the recording keeps each "
+                            + "node's last answer only")
+                }
+                let held = Self.heldName(answer.type)
+                if answer.end.outcome == .failed {
+                    lines.append("    \(held).fail(with: \(literals.expression(answer.end.error ?? .redacted)))")
+                } else {
+                    lines.append("    \(held).respond(with: \(answer.end.response.map(literals.expression) ?? "()"))")
+                }
+            case .dispatchRun(let index):
+                let run = runs[index]
+                let binding = schedule.cancelledRuns.contains(index) ? "let \(Self.runName(run)) = " : ""
+                if let expression = graphs[index] {
+                    lines.append("    \(binding)store.dispatch(\(expression))")
+                } else {
+                    let names = run.nodes.map(\.label).joined(separator: ", ")
+                    lines.append(
+                        "    // run #\(run.id) was dispatched here: \(binding)store.dispatch(<its graph: \(names)>)")
+                }
+            case .dispatchAction(let index):
+                lines.append("    store.dispatch(\(literals.expression(asyncActions[index].action)))")
+            case .cancel(let index):
+                let run = runs[index]
+                let name = Self.runName(run)
+                let outcomes = run.nodes.map { $0.end.map { "." + $0.outcome.rawValue } ?? "nil" }
+                let comment = graphs[index] == nil ? "// " : ""
+                lines.append("    \(comment)\(name).cancel()")
+                lines.append(
+                    "    \(comment)#expect(await \(name).wait().map(\\.outcome) == [\(outcomes.joined(separator: ", "))])"
+                )
             }
-            if update.isEmpty {
-                lines.append("    \(head)")
-            } else if update.count == 1, head.count + update[0].count <= 96 {  // fits a line indented by 12
-                lines.append("    \(head) { \(update[0]) }")
-            } else {
-                lines.append("    \(head) {")
-                lines += update.map { "        " + $0 }
-                lines.append("    }")
-            }
-            lines += dispatches[step.number, default: []].map { "    " + $0 }
-            state = next
         }
         lines.append("    try await store.finish()")
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A step: a comment where another store starts, else a `send` (a step no run applied) or a
+    /// `receive`, with its state change.
+    private func stepLines(
+        _ step: InspectorStep, _ change: GeneratedTestLiterals.Change, _ literals: GeneratedTestLiterals
+    ) -> [String] {
+        if step.startsStore {
+            return ["    // \(step.actionType) starts here: a new TestStore would replay it from its state"]
+        }
+        var lines: [String] = []
+        var arguments = ""
+        if !change.unasserted.isEmpty {
+            let fields = change.unasserted.map { "\($0.field) (\($0.reason))" }
+            lines.append("    // not asserted: " + fields.joined(separator: ", "))
+            arguments = ", notAsserting: [" + change.unasserted.map { "\\.\($0.field)" }.joined(separator: ", ") + "]"
+        }
+        let head =
+            step.origin == nil
+            ? "try store.send(\(literals.expression(step.action))\(arguments))"
+            : "try await store.receive(\(step.actionType).self\(arguments))"
+        let update = change.assignments
+        if update.isEmpty {
+            lines.append("    \(head)")
+        } else if update.count == 1, head.count + update[0].count <= 96 {  // fits a line indented by 12
+            lines.append("    \(head) { \(update[0]) }")
+        } else {
+            lines.append("    \(head) {")
+            lines += update.map { "        " + $0 }
+            lines.append("    }")
+        }
+        return lines
+    }
+
+    /// The name of the `HeldCalls` of `type`: `logInCalls` for `LogIn`.
+    static func heldName(_ type: String) -> String {
+        let name = type.filter { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard let first = name.first else { return "calls" }
+        return first.lowercased() + name.dropFirst() + "Calls"
+    }
+
+    /// The name of a cancelled run's `GraphRun`: `run2`, or `run2InStore3` past the first store.
+    static func runName(_ run: InspectorRun) -> String {
+        run.store > 1 ? "run\(run.id)InStore\(run.store)" : "run\(run.id)"
+    }
+
     /// One stub per async action type, with its recorded answers in order.
-    private func stubLines() -> [String] {
+    private func stubLines(_ literals: GeneratedTestLiterals) -> [String] {
         var order: [String] = []
         var answers: [String: [InspectorNodeEnd]] = [:]
         func add(_ type: String, _ end: InspectorNodeEnd?) {
@@ -105,10 +184,10 @@ extension InspectorRecording {
         var ends: [(at: Int, type: String, end: InspectorNodeEnd?)] = []
         for run in runs {
             for node in run.nodes where node.kind == .async {
-                ends.append((node.end?.at ?? .max, node.typeName, node.end))
+                ends.append((node.end?.seq ?? .max, node.typeName, node.end))
             }
         }
-        for action in asyncActions { ends.append((action.end?.at ?? .max, action.name, action.end)) }
+        for action in asyncActions { ends.append((action.end?.seq ?? .max, action.name, action.end)) }
         for end in ends.sorted(by: { $0.at < $1.at }) { add(end.type, end.end) }
 
         var retried: [String: Int] = [:]
@@ -122,92 +201,23 @@ extension InspectorRecording {
             let note = retried[type].map {
                 "    // \(type): \($0) earlier tries failed; the recording keeps each node's last answer only"
             }
-            return (note.map { [$0] } ?? []) + [stub(type, list)]
+            return (note.map { [$0] } ?? []) + [stub(type, list, literals)]
         }
     }
 
-    private func stub(_ type: String, _ list: [InspectorNodeEnd]) -> String {
-        if Set(list.map(Self.answer)).count == 1, let first = list.first {
+    private func stub(_ type: String, _ list: [InspectorNodeEnd], _ literals: GeneratedTestLiterals) -> String {
+        func answer(_ end: InspectorNodeEnd) -> String {
+            end.outcome == .failed
+                ? ".failure(\(literals.expression(end.error ?? .redacted)))"
+                : ".success(\(end.response.map(literals.expression) ?? "()"))"
+        }
+        if Set(list.map(answer)).count == 1, let first = list.first {
             if first.outcome == .failed {
-                return "    store.stub(\(type).self, throwing: \(Self.literal(first.error ?? .redacted)))"
+                return "    store.stub(\(type).self, throwing: \(literals.expression(first.error ?? .redacted)))"
             }
-            return "    store.stub(\(type).self, with: \(first.response.map(Self.literal) ?? "()"))"
+            return "    store.stub(\(type).self, with: \(first.response.map(literals.expression) ?? "()"))"
         }
-        let results = list.map(Self.answer).joined(separator: ", ")
+        let results = list.map(answer).joined(separator: ", ")
         return "    store.stub(\(type).self, sequence: [\(results)])"
-    }
-
-    private static func answer(_ end: InspectorNodeEnd) -> String {
-        end.outcome == .failed
-            ? ".failure(\(literal(end.error ?? .redacted)))" : ".success(\(end.response.map(literal) ?? "()"))"
-    }
-
-    /// `$0.field = value` for each top-level field the patch touched (or `$0 = value` for a state
-    /// that has no fields).
-    static func assignments(from old: InspectorValue, to new: InspectorValue, patch: InspectorPatch) -> [String] {
-        var touched: [Int] = []
-        var elements: [Int: [Int]] = [:]  // for each touched field, the elements its edits name
-        var wholeFields: Set<Int> = []
-        var whole = false
-        for edit in patch.edits {
-            let path: [Int] =
-                switch edit {
-                case .replace(let path, _), .splice(let path, _): path
-                }
-            guard let first = path.first else {
-                whole = true
-                continue
-            }
-            if !touched.contains(first) { touched.append(first) }
-            if case .replace = edit, path.count > 1 {
-                elements[first, default: []].append(path[1])
-            } else {
-                wholeFields.insert(first)  // a splice, or the field itself: assign the field
-            }
-        }
-        guard case .structure(_, let fields) = new, !whole else {
-            return patch.isEmpty ? [] : ["$0 = \(literal(new))"]
-        }
-        return touched.sorted().flatMap { index -> [String] in
-            guard fields.indices.contains(index), let label = fields[index].label else { return [] }
-            let value = fields[index].value
-            // A large array changed in a few elements: assign those elements, not the whole array.
-            if case .collection(let type, let items) = value, type.hasPrefix("Array<"),
-                !wholeFields.contains(index), let changed = elements[index], items.count > 16
-            {
-                return Set(changed).sorted().filter { items.indices.contains($0) }.map {
-                    "$0.\(label)[\($0)] = \(literal(items[$0]))"
-                }
-            }
-            return ["$0.\(label) = \(literal(value))"]
-        }
-    }
-
-    /// `value` as Swift source.
-    static func literal(_ value: InspectorValue) -> String {
-        switch value {
-        case .string(let string, _):
-            return SwiftLiteral.string(string)
-        case .leaf(_, let text):
-            return text
-        case .structure(let type, let fields):
-            let arguments = fields.map { field in (field.label.map { $0 + ": " } ?? "") + literal(field.value) }
-            return (type.hasPrefix("(") ? "" : type) + "(" + arguments.joined(separator: ", ") + ")"
-        case .enumCase(_, let name, let fields):
-            if fields.isEmpty { return "." + name }
-            let arguments = fields.map { field in (field.label.map { $0 + ": " } ?? "") + literal(field.value) }
-            return "." + name + "(" + arguments.joined(separator: ", ") + ")"
-        case .collection(_, let elements):
-            return "[" + elements.map(literal).joined(separator: ", ") + "]"
-        case .dictionary(_, let entries):
-            if entries.isEmpty { return "[:]" }
-            return "[" + entries.map { literal($0.key) + ": " + literal($0.value) }.joined(separator: ", ") + "]"
-        case .none:
-            return "nil"
-        case .redacted:
-            return "<#redacted#>"
-        case .truncated(let type):
-            return "<#\(type)#>"
-        }
     }
 }

@@ -75,50 +75,13 @@ public struct InspectorRecording: Sendable {
             page.field("droppedAsyncActions") { $0.number(droppedAsyncActions) }
             page.field("initial") { $0.value(base) }
             page.field("steps") { json in
-                json.array(steps) { json, step in
-                    json.raw("[")
-                    json.number(step.number)
-                    json.raw(",")
-                    json.milliseconds(step.time)
-                    json.raw(",")
-                    json.string(step.actionType)
-                    json.raw(",")
-                    json.value(step.action)
-                    json.raw(",")
-                    json.patch(step.patch)
-                    json.raw(",")
-                    if let origin = step.origin {
-                        json.raw("[")
-                        json.number(Int(origin.run.rawValue))
-                        json.raw(",")
-                        json.optionalNumber(origin.node)
-                        json.raw(",")
-                        json.string(origin.kind.rawValue)
-                        json.raw("]")
-                    } else {
-                        json.raw("null")
-                    }
-                    json.raw(",")
-                    json.number(step.startsStore ? -step.store : step.store)
-                    json.raw("]")
-                }
+                json.array(steps) { json, step in Self.write(step, into: &json) }
             }
             page.field("runs") { json in
                 json.array(runs) { json, run in Self.write(run, released: released, into: &json) }
             }
             page.field("asyncActions") { json in
-                json.array(asyncActions) { json, action in
-                    json.object { object in
-                        object.field("id") { $0.number(Int(action.id)) }
-                        object.field("store") { $0.number(action.store) }
-                        object.field("name") { $0.string(action.name) }
-                        object.field("action") { $0.value(action.action) }
-                        object.field("time") { $0.milliseconds(action.time) }
-                        object.field("startAt") { $0.number(action.startAt) }
-                        object.field("endTime") { $0.milliseconds(action.endTime) }
-                        object.field("end") { Self.write(action.end, into: &$0) }
-                    }
-                }
+                json.array(asyncActions) { json, action in Self.write(action, into: &json) }
             }
             page.field("test") { json in
                 // Past 1 MB the Test tab says how to generate it from Swift; writing stops there.
@@ -132,8 +95,52 @@ public struct InspectorRecording: Sendable {
         return json.text
     }
 
+    /// One step as the page reads it: `[number, timeMs, type, action, edits, origin, store]`
+    /// (`store` negative where another store's recording begins).
+    static func write(_ step: InspectorStep, into json: inout JSONText) {
+        json.raw("[")
+        json.number(step.number)
+        json.raw(",")
+        json.milliseconds(step.time)
+        json.raw(",")
+        json.string(step.actionType)
+        json.raw(",")
+        json.value(step.action)
+        json.raw(",")
+        json.patch(step.patch)
+        json.raw(",")
+        if let origin = step.origin {
+            json.raw("[")
+            json.number(Int(origin.run.rawValue))
+            json.raw(",")
+            json.optionalNumber(origin.node)
+            json.raw(",")
+            json.string(origin.kind.rawValue)
+            json.raw("]")
+        } else {
+            json.raw("null")
+        }
+        json.raw(",")
+        json.number(step.startsStore ? -step.store : step.store)
+        json.raw("]")
+    }
+
+    /// One async action dispatched on its own, as the page reads it.
+    static func write(_ action: InspectorAsyncAction, into json: inout JSONText) {
+        json.object { object in
+            object.field("id") { $0.number(Int(action.id)) }
+            object.field("store") { $0.number(action.store) }
+            object.field("name") { $0.string(action.name) }
+            object.field("action") { $0.value(action.action) }
+            object.field("time") { $0.milliseconds(action.time) }
+            object.field("startAt") { $0.number(action.startAt) }
+            object.field("endTime") { $0.milliseconds(action.endTime) }
+            object.field("end") { Self.write(action.end, into: &$0) }
+        }
+    }
+
     /// For each run and node, the step its action (or its fallback) became.
-    private func releasedSteps() -> [String: Int] {
+    func releasedSteps() -> [String: Int] {
         var released: [String: Int] = [:]
         for step in steps {
             guard let origin = step.origin, let node = origin.node else { continue }
@@ -142,7 +149,7 @@ public struct InspectorRecording: Sendable {
         return released
     }
 
-    private static func write(_ run: InspectorRun, released: [String: Int], into json: inout JSONText) {
+    static func write(_ run: InspectorRun, released: [String: Int], into json: inout JSONText) {
         let layout = LayeredLayout(prerequisites: run.nodes.map(\.prerequisites))
         json.object { object in
             object.field("id") { $0.number(Int(run.id)) }
@@ -193,7 +200,7 @@ public struct InspectorRecording: Sendable {
         }
     }
 
-    private static func write(_ end: InspectorNodeEnd?, into json: inout JSONText) {
+    static func write(_ end: InspectorNodeEnd?, into json: inout JSONText) {
         guard let end else { return json.raw("null") }
         json.object { object in
             object.field("outcome") { $0.string(end.outcome.rawValue) }

@@ -3,17 +3,16 @@ extension StoreCore {
     /// the context `makeContext` makes around the dispatch's gate (this store's, or a scope's).
     func startAsync<A: AsyncAction>(
         _ action: A, id: WorkID, policy: InFlightPolicy,
-        makeContext: (DispatchGate) -> ActionContext<A.State>
+        makeContext: (CancellationGate) -> ActionContext<A.State>
     ) -> ActionTask<A.Response> {
-        if let context = PureCall.current {
-            report(.dispatchFromReducer, "\(A.self) was dispatched from \(context); it was not started.")
+        if refusesDispatchFromPureCode("\(A.self)", "it was not started") {
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
-        let gate = DispatchGate()
+        let gate = CancellationGate()
         // Waiting for the state lock once after closing the gate: a dispatch of the replaced work
         // being reduced right now ends first, and none can pass the gate later.
         let cancel: @Sendable () -> Void = { [weak self] in
-            gate.close()
+            gate.cancel()
             self?.stateLock.withLock {}
         }
         let (token, delay) = latest.enter(id, policy: policy, cancel: cancel)
@@ -73,9 +72,9 @@ extension StoreCore {
     ) -> GraphRun<S> {
         if PureCall.current != nil { return startGraph(graph, backend: backend) }  // reported and cancelled there
         let run = GraphRun(host: self, backend: backend, storage: graph.storage)
-        let waiting = DispatchGate()
+        let waiting = CancellationGate()
         let cancel: @Sendable () -> Void = {
-            waiting.close()
+            waiting.cancel()
             run.cancel()
         }
         let (token, delay) = latest.enter(id, policy: policy, cancel: cancel)

@@ -1,6 +1,6 @@
 import Foundation
 
-// The C library; this file needs POSIX open, fsync and rename, which Windows does not have.
+// The C library; this file needs POSIX open, write and rename, which Windows does not have.
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -23,7 +23,9 @@ extension StatePersistence {
     /// power loss, see either the old contents or the new, never a mix or half a file.
     ///
     /// It writes a hidden temporary file in the same directory (`.<name>.<random>.tmp`), flushes it
-    /// to disk, then renames it over `url` (a rename within one directory is atomic). On failure the
+    /// to disk (`F_FULLFSYNC` on Apple platforms, `fsync` elsewhere: see the table in
+    /// <doc:RunsThatSurviveARelaunch>), then renames it over `url` (a rename within one directory is
+    /// atomic) and flushes the folder. On failure the
     /// temporary file is removed and `url` is left as it was. The new file has mode `0644` (less the
     /// process's umask).
     /// - Throws: ``PersistenceError/writeFailed(path:description:)`` with the system's reason.
@@ -31,8 +33,8 @@ extension StatePersistence {
         let path = url.path
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp", isDirectory: false).path
-        func failure(_ step: String) -> PersistenceError {
-            .writeFailed(path: path, description: "\(step): \(String(cString: strerror(errno)))")
+        func failure(_ step: String, code: Int32? = nil) -> PersistenceError {
+            .writeFailed(path: path, description: "\(step): \(String(cString: strerror(code ?? errno)))")
         }
 
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -57,8 +59,9 @@ extension StatePersistence {
             close(descriptor)
             throw error
         }
-        guard fsync(descriptor) == 0 else {
-            let error = failure("cannot flush the temporary file to disk")
+        let synced = FileSync.toDisk(descriptor)
+        guard synced == 0 else {
+            let error = failure("cannot flush the temporary file to disk", code: synced)
             close(descriptor)
             throw error
         }
@@ -69,7 +72,7 @@ extension StatePersistence {
         // Make the rename itself durable; best effort, the file is already complete and in place.
         let directory = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
-            _ = fsync(directory)
+            _ = FileSync.toDisk(directory)
             close(directory)
         }
     }

@@ -31,7 +31,9 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
     private let url: URL
     private let debounce: Duration
     private let clock: any Clock<Duration>
-    private let encode: @Sendable (State) throws(PersistenceError) -> Data
+    /// Returns a Result rather than throwing `PersistenceError`: a stored function type with a typed
+    /// throws needs the macOS 15 / iOS 18 runtime, above the package's floor.
+    private let encode: @Sendable (State) -> Result<Data, PersistenceError>
     private let writer: StatePersistence.Writer
     private let onError: @Sendable (PersistenceError) -> Void
     /// Called after each successful write, with the state written.
@@ -39,7 +41,7 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
 
     init(
         url: URL, debounce: Duration, clock: any Clock<Duration>,
-        encode: @escaping @Sendable (State) throws(PersistenceError) -> Data,
+        encode: @escaping @Sendable (State) -> Result<Data, PersistenceError>,
         writer: @escaping StatePersistence.Writer,
         onError: @escaping @Sendable (PersistenceError) -> Void,
         didWrite: (@Sendable (State) -> Void)? = nil
@@ -114,7 +116,7 @@ final class PersistenceEngine<State: Sendable>: PersistenceEngineProtocol {
     /// Encodes and writes `state`; the error, if either step failed.
     private func write(_ state: State) -> PersistenceError? {
         do {
-            try writer(try encode(state), url)
+            try writer(try encode(state).get(), url)
             didWrite?(state)
             return nil
         } catch let error as PersistenceError {

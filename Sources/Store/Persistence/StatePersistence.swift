@@ -86,7 +86,7 @@ public final class StatePersistence: Sendable {
         self.url = url
         let engine = PersistenceEngine<State>(
             url: url, debounce: debounce, clock: clock ?? store.core.options.clock,
-            encode: { (state: State) throws(PersistenceError) -> Data in try StatePersistence.encode(select(state)) },
+            encode: { state in Result { () throws(PersistenceError) in try StatePersistence.encode(select(state)) } },
             writer: writer, onError: onError)
         self.engine = engine
         self.subscription = store.subscribe { state in engine.stateChanged(state) }
@@ -126,7 +126,7 @@ public final class StatePersistence: Sendable {
         self.url = url
         let engine = PersistenceEngine<DurableSnapshot<State>>(
             url: url, debounce: debounce, clock: clock ?? store.core.options.clock,
-            encode: { snapshot throws(PersistenceError) -> Data in try StatePersistence.encode(snapshot) },
+            encode: { snapshot in Result { () throws(PersistenceError) in try StatePersistence.encode(snapshot) } },
             writer: writer, onError: onError,
             // A finished durable run leaves the journal only once a saved state holds its sync work.
             didWrite: { [marks = store.core.durableMarks] snapshot in marks.saved(through: snapshot.commitCount) })
@@ -258,6 +258,8 @@ public final class StatePersistence: Sendable {
 
     static func encode<T: Encodable>(_ value: T) throws(PersistenceError) -> Data {
         let encoder = JSONEncoder()
+        // portability: sorted keys keep one platform's saves stable; Apple's Foundation may order
+        // them differently from Linux's, so a file moved across decodes the same but differs in bytes.
         encoder.outputFormatting = [.sortedKeys]
         do {
             return try encoder.encode(value)

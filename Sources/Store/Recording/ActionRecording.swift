@@ -60,13 +60,16 @@ public struct ActionRecording: Sendable, RandomAccessCollection {
     /// {"actions": [{"type": "Increment", "payload": {"amount": 2}, "time": 1250000}]}
     /// ```
     /// `time` is whole nanoseconds since recording began. Keys are sorted and the text is indented,
-    /// so two exports of the same record are byte-for-byte equal and diff well.
+    /// so two exports of the same record on one platform are byte-for-byte equal and diff well.
+    /// Apple's Foundation may sort keys in another order than Linux's: an export made on a Mac and
+    /// one made on Linux can differ in key order, and read back the same.
     /// - Throws: ``ActionCodingError/unregisteredType(_:)`` for an action whose type is not in
     ///   `registry`; ``ActionCodingError/encodingFailed(type:description:)`` if an action's own
     ///   encoding throws.
     public func jsonData(using registry: ActionCodingRegistry) throws(ActionCodingError) -> Data {
         let document = RecordingDocument(actions: actions)
         let encoder = JSONEncoder()
+        // portability: the key order of .sortedKeys may differ on Apple's Foundation (see above).
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.userInfo[ActionCodingRegistry.userInfoKey] = registry
         do {

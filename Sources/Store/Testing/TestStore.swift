@@ -282,6 +282,45 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         line: Int = #line, column: Int = #column
     ) throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        try send(action, unasserted: [], update, place)
+    }
+
+    /// Dispatches a sync action and asserts the state change it made, except in the parts of the
+    /// state that `unasserted` names: those are taken as the action left them, unchecked.
+    ///
+    /// For a part the test cannot write or does not care about, such as a value an inspector
+    /// recording cut (a generated test says so in a comment above the call):
+    ///
+    /// ```swift
+    /// try store.send(AddPost(post: post), notAsserting: [\.feed]) { $0.draft = "" }
+    /// ```
+    /// - Parameters:
+    ///   - action: the action to dispatch.
+    ///   - unasserted: writable key paths (`\.feed`, `\.profile.avatar`) into the state whose values
+    ///     are not checked; the rest of the state is, exactly as ``send(_:_:fileID:filePath:line:column:)``
+    ///     checks it.
+    ///   - update: the expected change to the rest of the state, as a mutation of the state before the
+    ///     action.
+    ///   - fileID: where the assertion is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
+    /// - Throws: ``TestStoreFailure`` if the action did not reach the reducer, if the rest of the state
+    ///   after it differs from the expected one, or if a key path of `unasserted` is not writable.
+    public func send(
+        _ action: some Action, notAsserting unasserted: [PartialKeyPath<State>],
+        _ update: ((inout State) -> Void)? = nil,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) throws {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        try send(action, unasserted: unasserted, update, place)
+    }
+
+    private func send(
+        _ action: some Action, unasserted: [PartialKeyPath<State>], _ update: ((inout State) -> Void)?,
+        _ place: Place
+    ) throws {
         let mark = SendMark(owner: ObjectIdentifier(log), id: log.withLock { $0.nextSendID() })
         mark.during { store.dispatch(action) }
         let received = try log.withLock { log -> Received<State> in
@@ -292,7 +331,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             log.markAsserted(index)
             return log.received[index]
         }
-        try check(received, update, name: "\(type(of: received.action))", place)
+        try check(received, update, unasserted: unasserted, name: "\(type(of: received.action))", place)
     }
 
     /// Waits for the next action of type `A` to reach the reducer and asserts the state change it made.
@@ -323,6 +362,45 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
         let received = try await waitForReceived(named: "\(A.self)", matching: { $0 is A }, timeout: timeout, place)
         try check(received, update, name: "\(A.self)", place)
+        return received.action as! A
+    }
+
+    /// Waits for the next action of type `A` to reach the reducer and asserts the state change it
+    /// made, except in the parts of the state that `unasserted` names: those are taken as the action
+    /// left them, unchecked. It waits as the type-based `receive(_:timeout:_:)` does.
+    ///
+    /// For a part the test cannot write or does not care about, such as a value an inspector
+    /// recording cut (a generated test says so in a comment above the call):
+    ///
+    /// ```swift
+    /// try await store.receive(ShowHome.self, notAsserting: [\.feed]) { $0.screen = .home }
+    /// ```
+    /// - Parameters:
+    ///   - type: the action type expected next.
+    ///   - unasserted: writable key paths (`\.feed`, `\.profile.avatar`) into the state whose values
+    ///     are not checked; the rest of the state is.
+    ///   - timeout: how long to wait in real time; ``timeout`` of the store when `nil`.
+    ///   - update: the expected change to the rest of the state, as a mutation of the state before the
+    ///     action. It runs on the caller's actor, so it need not be `Sendable`.
+    ///   - isolation: the caller's actor (filled in for you).
+    ///   - fileID: where the assertion is, for the failure (filled in for you).
+    ///   - filePath: the same place as a path (filled in for you).
+    ///   - line: the same place's line (filled in for you).
+    ///   - column: the same place's column (filled in for you).
+    /// - Returns: the action, to check its fields.
+    /// - Throws: ``TestStoreFailure`` as the other `receive` does, or if a key path of `unasserted` is
+    ///   not writable.
+    @discardableResult
+    public func receive<A: Action>(
+        _ type: A.Type, notAsserting unasserted: [PartialKeyPath<State>], timeout: Duration? = nil,
+        _ update: ((inout State) -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws -> A {
+        let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        let received = try await waitForReceived(named: "\(A.self)", matching: { $0 is A }, timeout: timeout, place)
+        try check(received, update, unasserted: unasserted, name: "\(A.self)", place)
         return received.action as! A
     }
 
@@ -568,11 +646,17 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     // MARK: Checks
 
     private func check(
-        _ received: Received<State>, _ update: ((inout State) -> Void)?, name: String,
-        _ place: Place
+        _ received: Received<State>, _ update: ((inout State) -> Void)?,
+        unasserted: [PartialKeyPath<State>] = [], name: String, _ place: Place
     ) throws {
         var expected = received.before
         update?(&expected)
+        for path in unasserted {
+            guard let field = path as? any UnassertedField<State> else {
+                throw TestStoreFailure(place, "\(path) is not a writable key path, so it cannot be left unasserted")
+            }
+            field.copy(from: received.after, into: &expected)
+        }
         guard expected != received.after else { return }
         let diff = StateDiff.lines(expected: expected, actual: received.after)
         let header =
@@ -608,3 +692,16 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
 
 /// A test store drives feature code written against `StoreProtocol`.
 extension TestStore: StoreProtocol {}
+
+/// A part of the state a test leaves unasserted: its value is copied from the actual state into the
+/// expected one before they are compared.
+private protocol UnassertedField<Root> {
+    associatedtype Root
+    func copy(from actual: Root, into expected: inout Root)
+}
+
+extension WritableKeyPath: UnassertedField {
+    fileprivate func copy(from actual: Root, into expected: inout Root) {
+        expected[keyPath: self] = actual[keyPath: self]
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import OresRedux
+
+/// The live inspector's state for one recorder: which store is watched, what each of the newest
+/// steps' action and state were (to jump back and dispatch again), and whether recording is paused.
+final class LiveSession<State: Sendable>: LiveBackend {
+    let recorder: InspectorRecorder<State>
+    let registry: ActionCodingRegistry
+    let title: String
+    let waker: LiveWaker
+    let kept: LockedValue<Kept<State>>
+    /// Commands of the page are applied here, never on the server's thread or the app's.
+    private let commands = DispatchQueue(label: "OresReduxLive commands")
+
+    init(
+        recorder: InspectorRecorder<State>, registry: ActionCodingRegistry, options: LiveInspectorOptions,
+        waker: LiveWaker
+    ) {
+        self.recorder = recorder
+        self.registry = registry
+        self.title = options.title
+        self.waker = waker
+        let kept = LockedValue(Kept<State>(maximum: max(1, options.maximumKeptSteps)))
+        self.kept = kept
+        // Under the recorder's lock: note the number, wake the server, return.
+        recorder.observeSteps { number, startsStore in
+            kept.withLock { $0.appended(number, startsStore: startsStore) }
+            waker.changed()
+        }
+    }
+
+    /// Installed last in each store: records through the recorder unless paused, and keeps each
+    /// recorded action with the state it produced, for the step the recorder numbers next.
+    var middleware: Middleware<State> {
+        let kept = self.kept
+        let recording = recorder.middleware
+        return Middleware { action, context, next in
+            let paused = kept.withLock { kept in
+                if kept.paused { kept.unrecorded += 1 }
+                return kept.paused
+            }
+            if paused { return next(action) }
+            recording.run(action, context) { forwarded in
+                next(forwarded)
+                let state = context.state
+                kept.withLock { $0.pending(forwarded, state) }
+            }
+        }
+    }
+
+    // MARK: Commands, from Swift or from the page
+
+    /// Pauses or resumes; on resume after unrecorded actions, the store to send ``RecordingResumed``.
+    func setPaused(_ paused: Bool) -> (Store<State>, RecordingResumed)? {
+        let (unrecorded, store) = kept.withLock { kept in
+            defer { kept.unrecorded = 0 }
+            kept.paused = paused
+            return (paused ? 0 : kept.unrecorded, kept.store)
+        }
+        waker.changed()
+        guard unrecorded > 0, let store else { return nil }
+        return (store, RecordingResumed(unrecordedActions: unrecorded))
+    }
+
+    /// The store to jump, and the action that jumps it to the state after `step`.
+    func jump(toStep step: Int) throws(LiveInspectorError) -> (Store<State>, JumpedToStep) {
+        let (store, state, oldest) = kept.withLock { kept in
+            (kept.store, step == 0 ? kept.initial : kept.entries[step]?.state, kept.oldest)
+        }
+        guard let store else { throw .noStore }
+        guard let state else { throw .notKept(step: step, oldestKept: oldest) }
+        return (store, JumpedToStep(step: step, state: state))
+    }
+
+    /// The store, and the action of `step` after a round trip through the registry's JSON.
+    func redispatch(step: Int) throws(LiveInspectorError) -> (Store<State>, any Action) {
+        let (store, action, oldest) = kept.withLock { kept in (kept.store, kept.entries[step]?.action, kept.oldest) }
+        guard let store else { throw .noStore }
+        guard let action else { throw .notKept(step: step, oldestKept: oldest) }
+        if action is JumpedToStep || action is RecordingResumed {
+            throw .notAnAppAction(String(describing: type(of: action)))
+        }
+        do {
+            let data = try ActionRecording([RecordedAction(action: action, time: .zero)]).jsonData(using: registry)
+            let decoded = try ActionRecording(jsonData: data, using: registry)
+            guard let first = decoded.actions.first else { throw ActionCodingError.invalidDocument("no action") }
+            return (store, first.action)
+        } catch let error as ActionCodingError {
+            throw .coding(error)
+        } catch {
+            throw .coding(.invalidDocument(String(describing: error)))
+        }
+    }
+
+    // MARK: LiveBackend
+
+    func page() -> String {
+        recorder.liveHTML(title: title, liveScript: LivePage.script)
+    }
+
+    func offlinePage() -> String {
+        recorder.recording.html(title: title)
+    }
+
+    func update(_ cursor: inout InspectorLiveCursor, limit: Int) -> InspectorLiveUpdate? {
+        recorder.liveUpdate(after: &cursor, limit: limit)
+    }
+
+    func newestStep() -> Int {
+        recorder.newestStepNumber
+    }
+
+    func statusJSON() -> String {
+        let (paused, unrecorded, hasStore) = kept.withLock { ($0.paused, $0.unrecorded, $0.store != nil) }
+        return "{\"paused\":\(paused),\"unrecorded\":\(unrecorded),\"store\":\(hasStore)}"
+    }
+
+    func command(_ name: String, step: Int?) -> (status: Int, body: String) {
+        switch name {
+        case "pause", "resume":
+            if let (store, resumed) = setPaused(name == "pause") {
+                commands.async { store.dispatch(resumed) }
+            }
+            return (200, statusJSON())
+        case "jump", "dispatch":
+            guard let step else { return (400, Self.error("the command needs {\"step\": number}")) }
+            do {
+                if name == "jump" {
+                    let (store, jump) = try jump(toStep: step)
+                    commands.async { store.dispatch(jump) }
+                } else {
+                    let (store, action) = try redispatch(step: step)
+                    commands.async { store.dispatch(action) }
+                }
+                return (202, "{\"accepted\":\"\(name)\",\"step\":\(step)}")
+            } catch {
+                let status =
+                    switch error {
+                    case .noStore: 410
+                    case .notKept: 404
+                    case .notAnAppAction, .coding: 422
+                    case .cannotListen: 500
+                    }
+                return (status, Self.error(error.description))
+            }
+        default:
+            return (404, Self.error("no such command"))
+        }
+    }
+
+    /// `{"error": message}`, with the message escaped as a JSON string.
+    static func error(_ message: String) -> String {
+        var out = "{\"error\":\""
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\"}"
+    }
+}
+
+/// What the session keeps, behind its lock.
+struct Kept<State: Sendable> {
+    let maximum: Int
+    /// Recorded actions and their states, waiting for the recorder to number their steps (in order).
+    var waiting: [(action: any Action, state: State)] = []
+    var waitingStart = 0
+    /// The newest steps' actions and states, by step number.
+    var entries: [Int: (action: any Action, state: State)] = [:]
+    /// Their numbers, oldest first, from `orderStart`.
+    var order: [Int] = []
+    var orderStart = 0
+    var lastNumber = 0
+    /// The first store's initial state: the state "after step 0".
+    var initial: State?
+    weak var store: Store<State>?
+    var paused = false
+    var unrecorded = 0
+
+    init(maximum: Int) {
+        self.maximum = maximum
+    }
+
+    var oldest: Int? { orderStart < order.count ? order[orderStart] : nil }
+
+    mutating func pending(_ action: any Action, _ state: State) {
+        waiting.append((action, state))
+        // A recorder that never numbers them (it was replaced) must not make this grow.
+        if waiting.count - waitingStart > maximum { waitingStart += 1 }
+        compact()
+    }
+
+    mutating func appended(_ number: Int, startsStore: Bool) {
+        if number <= lastNumber {
+            // The recorder was cleared: numbers start again.
+            entries = [:]
+            order = []
+            orderStart = 0
+        }
+        lastNumber = number
+        guard !startsStore, waitingStart < waiting.count else { return }
+        entries[number] = waiting[waitingStart]
+        waitingStart += 1
+        order.append(number)
+        if order.count - orderStart > maximum {
+            entries[order[orderStart]] = nil
+            orderStart += 1
+        }
+        compact()
+    }
+
+    private mutating func compact() {
+        if waitingStart > 64 && waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+        if orderStart > 64 && orderStart * 2 > order.count {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+    }
+}
