@@ -39,6 +39,8 @@ extension InspectorRecorder {
     /// page's own shapes; `missed` counts steps the recorder dropped (past its bound) before this
     /// cursor saw them.
     package func liveUpdate(after cursor: inout InspectorLiveCursor, limit: Int) -> InspectorLiveUpdate? {
+        // Every step queued before the call is described first, as for `recording`.
+        storage.drainQueued()
         let copied = storage.withLock { storage in
             let kept = storage.steps.count - storage.firstKept
             let firstNumber = storage.stepCount - kept + 1
