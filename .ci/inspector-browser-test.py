@@ -74,7 +74,8 @@ def step_index(driver, action_type, nth=0):
 
 
 def visible_steps(driver):
-    return driver.execute_script("return document.querySelectorAll('#steps .step:not(.hidden):not([data-index=\"0\"])').length")
+    """Steps that pass the filters (the list is virtual: only the rows in view are in the DOM)."""
+    return driver.execute_script("return window.inspector.shownSteps()")
 
 
 def node_status(driver, label):
@@ -91,7 +92,9 @@ try:
     driver.save_screenshot(os.path.join(log_dir, "example-last-step.png"))
     steps = driver.execute_script("return window.inspector.data.steps.length")
     check(steps == expected_steps, f"example: {steps} steps, as the Example printed ({expected_steps})")
-    check(len(driver.find_elements(By.CSS_SELECTOR, "#steps .step")) == steps + 1, "example: one row per step, and the initial state")
+    check(visible_steps(driver) == steps, "example: every step is in the list")
+    rows = len(driver.find_elements(By.CSS_SELECTOR, "#steps .step"))
+    check(0 < rows <= min(steps + 1, 80), f"example: only the rows in view are in the DOM ({rows})")
 
     signed_in = step_index(driver, "SignedIn")
     driver.execute_script("window.inspector.select(arguments[0])", signed_in)
@@ -150,6 +153,26 @@ try:
           and lifted["skippedActionIds"] == [], "devtools: states, staged ids and indices agree")
     check(lifted["computedStates"][signed_in]["state"]["session"]["token"] == "<redacted>",
           "devtools: the state after SignedIn has the session, redacted")
+    size = driver.execute_script("return window.inspector.devToolsBlob().size")
+    check(size > 1000 and driver.find_element(By.ID, "notice").get_attribute("hidden") is not None,
+          f"devtools: the export button's file is built in parts as a Blob ({size} bytes), with no message")
+
+    # The live page's entry point: a step appended shows in the list, the count and the filters.
+    driver.execute_script("window.inspector.select(window.inspector.data.steps.length)")
+    driver.execute_script(
+        "const s = window.inspector.data.steps; const last = s[s.length - 1];"
+        "window.inspector.appendStep([last[0] + 1, last[1] + 1, 'Appended\u202E', last[3], [], null, Math.abs(last[6])])")
+    check(visible_steps(driver) == steps + 1, "appendStep: the list has the new step")
+    check(driver.execute_script("return window.inspector.stepNumber()") == steps + 1,
+          "appendStep: a selection on the last step follows the new one")
+    head = driver.find_element(By.ID, "stephead").get_attribute("textContent")
+    check("Appended\\u{202E}" in head, "appendStep: its heading escapes what it shows: " + head)
+    option = driver.execute_script("return [...document.querySelectorAll('#type option')].map(o => o.textContent).join('|')")
+    check("Appended\\u{202E} (1)" in option, "appendStep: the type menu counts it")
+    buttons = driver.execute_script(
+        "window.inspector.render(); const d = window.inspector.data;"
+        "return document.querySelectorAll('#runs button').length - d.runs.length - d.asyncActions.length")
+    check(buttons == 0 and visible_steps(driver) == steps + 1, "render: draws the runs and the list again")
     quiet(driver, url, "example")
 
     # ---- Hostile strings
@@ -164,8 +187,41 @@ try:
         texts.append(driver.find_element(By.ID, "diffview").get_attribute("textContent"))
     joined = "\n".join(texts)
     for needle in ["</script><script>document.body.dataset.pwned = 1</script>", "<!-- an open comment",
-                   "<img src=x onerror=", "quotes \\\" and ' and `back`", "\u202etxet\u202c", "]]></script><![CDATA["]:
+                   "<img src=x onerror=", "quotes \\\" and ' and `back`", "]]></script><![CDATA[",
+                   "right-to-left \\u{202E}txet\\u{202C} and \\u{200F}marks\\u{200E}",
+                   "control \\u{0}\\u{1}\\u{7}\\u{1B}[31m and \\u{2028}\\u{2029} line ends"]:
         check(needle in joined, "hostile: shown as text: " + needle)
+    for raw in ["\u202e", "\u202c", "\u200f", "\u2028", "\u0007"]:
+        check(raw not in joined, f"hostile: U+{ord(raw):04X} is never rendered in a diff")
+
+    # A file name that renders as "invoiceexe.pdf" is shown with its bidi override escaped: in the
+    # diff, the graph's node label, the node's heading, the timeline, the step list and search.
+    spoofed = "invoice\\u{202E}fdp.exe\\u{202C}"
+    set_notes = step_index(driver, "SetNotes")
+    driver.execute_script("window.inspector.select(arguments[0])", set_notes)
+    driver.find_element(By.CSS_SELECTOR, "#steptabs button[data-tab=diff]").click()
+    diff = driver.find_element(By.ID, "diffview").get_attribute("textContent")
+    check(f'"{spoofed}"' in diff and "\u202e" not in diff, "spoof: the diff shows the escape\n" + diff)
+    run_nodes = driver.execute_script("return window.inspector.data.runs[0].nodes.map(n => n.label)")
+    spoof_node = next(i for i, label in enumerate(run_nodes) if label.startswith("invoice"))
+    driver.execute_script("window.inspector.chooseRun(0); window.inspector.chooseNode(arguments[0])", spoof_node)
+    label = driver.execute_script(
+        "const g = document.querySelector('#dag g.node[data-index=\"' + arguments[0] + '\"]');"
+        "return g.querySelector('text').textContent + '|' + g.querySelector('title').textContent", spoof_node)
+    check(label.startswith(spoofed + "|" + spoofed) and "\u202e" not in label, "spoof: the node label and tooltip show the escape: " + label)
+    heading = driver.find_element(By.CSS_SELECTOR, "#nodeinfo h3").get_attribute("textContent")
+    check(heading == spoofed, "spoof: the node's heading shows the escape: " + heading)
+    timeline = driver.find_element(By.ID, "timeline").get_attribute("textContent")
+    check(spoofed in timeline and "\u202e" not in timeline, "spoof: the timeline shows the escape")
+    search = driver.find_element(By.ID, "search")
+    search.send_keys("fdp.exe")
+    rows = driver.execute_script("return [...document.querySelectorAll('#steps .step')].map(r => r.textContent)")
+    check(visible_steps(driver) >= 1 and any("SetNotes" in r for r in rows), f"spoof: search finds the step {rows}")
+    search.clear()
+    driver.execute_script("document.getElementById('search').dispatchEvent(new Event('input'))")
+    page_text = driver.execute_script("return document.querySelector('header').textContent + document.querySelector('main').textContent")
+    check(all(c not in page_text for c in ["\u202e", "\u202c", "\u200b", "\u2028"]),
+          "spoof: no bidi control, zero-width character or line separator anywhere in the page's text")
     driver.execute_script("window.inspector.select(arguments[0])", hostile)
     driver.find_element(By.CSS_SELECTOR, "#steptabs button[data-tab=state]").click()
     time.sleep(0.2)  # the tree builds its children on the toggle event

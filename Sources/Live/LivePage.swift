@@ -2,11 +2,13 @@
 /// before it, connects to the server and draws the page again as updates arrive.
 enum LivePage {
     /// Keeps the page's markup as it was before the page's script ran; after `DOMContentLoaded`,
-    /// opens the event stream (`/events`), merges each update into the page's data (steps appended
-    /// by number, runs and async actions replaced by id), and at most five times a second draws the
-    /// page again by running the page's script on fresh markup (the listeners it added to `document`
-    /// and `window` are removed first), keeping the selected step (unless it was the last: then it
-    /// follows the newest), the tab and the filters. Adds a small panel: status, pause and resume,
+    /// opens the event stream (`/events`), merges each update into the page's data (runs and async
+    /// actions replaced by id, new steps held by number), and at most five times a second draws
+    /// the page again: the new steps through the page's `appendStep`, the rest with its `render`,
+    /// which keep the selected step (unless it was the last: then it follows the newest), the tab
+    /// and the filters. Only past the recorder's bound, when the oldest steps go, is the page's
+    /// script run again on fresh markup (the listeners it added to `document` and `window` are
+    /// removed first), with the selection, tab and filters put back after its first frame. Adds a small panel: status, pause and resume,
     /// jump the app to the selected step, dispatch its action again, save the offline page.
     ///
     /// Every text from the app or the server is set with `textContent`. Requests go only to the
@@ -28,7 +30,7 @@ enum LivePage {
               delete window.addEventListener;
             }
           }
-          let D = null, mainText = "", es = null, timer = null, ended = false, paused = false;
+          let D = null, incoming = [], mainText = "", es = null, timer = null, ended = false, paused = false;
           const ui = {};
           function el(tag, text) {
             const e = document.createElement(tag);
@@ -36,6 +38,7 @@ enum LivePage {
             return e;
           }
           function lastNumber() {
+            if (incoming.length) return incoming[incoming.length - 1][0];
             return D.steps.length ? D.steps[D.steps.length - 1][0] : D.droppedSteps;
           }
           function setStatus(text, state) {
@@ -111,7 +114,7 @@ enum LivePage {
             if (u.cleared) return end("the app cleared its recording:");
             if (u.missed > 0) return end(u.missed + " steps dropped before this page saw them:");
             const last = lastNumber();
-            for (const s of u.steps) if (s[0] > last) D.steps.push(s);
+            for (const s of u.steps) if (s[0] > last) incoming.push(s);
             for (const r of u.runs) replace(D.runs, r);
             for (const a of u.asyncActions) replace(D.asyncActions, a);
             D.stores = Math.max(D.stores, u.stores);
@@ -123,39 +126,49 @@ enum LivePage {
           function draw() {
             timer = null;
             const ins = window.inspector;
-            const shown = ins.data.steps;
+            const news = incoming;
+            incoming = [];
+            if (D.steps.length + news.length <= D.maximumSteps) {
+              for (const x of news) ins.appendStep(x);
+              ins.render();
+              document.body.dataset.liveSteps = String(D.steps.length);
+              return;
+            }
+            const shown = D.steps;
             const selectedNumber = ins.stepNumber();
             const following = !shown.length || selectedNumber === shown[shown.length - 1][0];
             const onTab = document.querySelector("#steptabs button.on");
             const keep = { search: document.getElementById("search").value, type: document.getElementById("type").value,
               hide: document.getElementById("hide").checked, tab: onTab ? onTab.dataset.tab : "diff" };
             // Past the recorder's bound, the oldest steps go: the state before the first kept one, from the page drawn now.
-            const cut = Math.min(D.steps.length - D.maximumSteps, shown.length);
-            if (cut > 0) {
-              D.initial = ins.state(cut);
-              D.steps.splice(0, cut);
-            }
-            D.droppedSteps = D.steps.length ? D.steps[0][0] - 1 : D.droppedSteps;
+            const cut = Math.min(shown.length + news.length - D.maximumSteps, shown.length);
+            const next = Object.assign({}, D, { steps: shown.slice(cut).concat(news) });
+            if (cut > 0) next.initial = ins.state(cut);
+            next.droppedSteps = next.steps.length ? next.steps[0][0] - 1 : D.droppedSteps;
             for (const [target, t, f, o] of tracked) target.removeEventListener(t, f, o);
             tracked = [];
             document.querySelector("header").replaceWith(pristine.header.cloneNode(true));
             document.querySelector("main").replaceWith(pristine.main.cloneNode(true));
-            document.getElementById("inspector-data").textContent = JSON.stringify(D);
+            document.getElementById("inspector-data").textContent = JSON.stringify(next);
             const s = document.createElement("script");
             s.textContent = mainText;
             track(true);
             try { document.body.appendChild(s); } finally { track(false); s.remove(); }
+            D = window.inspector.data;
             const search = document.getElementById("search"), type = document.getElementById("type"), hide = document.getElementById("hide");
             if (keep.type && [...type.options].some((o) => o.value === keep.type)) { type.value = keep.type; type.dispatchEvent(new Event("change")); }
             if (keep.hide) { hide.checked = true; hide.dispatchEvent(new Event("change")); }
             if (keep.search) { search.value = keep.search; search.dispatchEvent(new Event("input")); }
-            if (!following) {
-              const i = D.steps.findIndex((x) => x[0] === selectedNumber);
-              if (i >= 0 || selectedNumber <= D.droppedSteps) window.inspector.select(i + 1);
-            }
-            const tab = document.querySelector('#steptabs button[data-tab="' + keep.tab + '"]');
-            if (tab && keep.tab !== "diff") tab.click();
             document.body.dataset.liveSteps = String(D.steps.length);
+            // The page selects its last step after its first frame: put the selection and tab back after that.
+            requestAnimationFrame(() => setTimeout(() => {
+              if (!following) {
+                const i = D.steps.findIndex((x) => x[0] === selectedNumber);
+                if (i >= 0 || selectedNumber <= D.droppedSteps) window.inspector.select(i + 1);
+              }
+              const tab = document.querySelector('#steptabs button[data-tab="' + keep.tab + '"]');
+              if (tab && keep.tab !== "diff") tab.click();
+            }, 0));
           }
           function connect() {
             if (ended) return;
@@ -174,7 +187,7 @@ enum LivePage {
           docAdd.call(document, "DOMContentLoaded", () => {
             track(false);
             mainText = document.getElementById("inspector-live").nextElementSibling.textContent;
-            D = JSON.parse(document.getElementById("inspector-data").textContent);
+            D = window.inspector.data;
             D.test = "// A live page: this test covers the steps recorded when the page was loaded; reload for the newest.\n" + D.test;
             panel();
             document.body.dataset.liveSteps = String(D.steps.length);

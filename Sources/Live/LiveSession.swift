@@ -22,17 +22,17 @@ final class LiveSession<State: Sendable>: LiveBackend {
         self.waker = waker
         let kept = LockedValue(Kept<State>(maximum: max(1, options.maximumKeptSteps)))
         self.kept = kept
-        // Under the recorder's lock: note the number, wake the server, return.
-        recorder.observeSteps { number, startsStore in
-            kept.withLock { $0.appended(number, startsStore: startsStore) }
-            waker.changed()
-        }
+        // Under the recorder's lock, as each described step lands: wake the server, return.
+        recorder.observeSteps { _, _ in waker.changed() }
     }
 
     /// Installed last in each store: records through the recorder unless paused, and keeps each
-    /// recorded action with the state it produced, for the step the recorder numbers next.
+    /// recorded action with the state it produced, under the number the recorder gave its step when
+    /// it queued it. The recorder describes steps later, in batches, and may drop queued ones past
+    /// its bound: pairing by number, not by arrival, keeps each step with its own action and state.
     var middleware: Middleware<State> {
         let kept = self.kept
+        let recorder = self.recorder
         let recording = recorder.middleware
         return Middleware { action, context, next in
             let paused = kept.withLock { kept in
@@ -40,11 +40,16 @@ final class LiveSession<State: Sendable>: LiveBackend {
                 return kept.paused
             }
             if paused { return next(action) }
+            var recorded: (action: any Action, state: State)?
             recording.run(action, context) { forwarded in
                 next(forwarded)
-                let state = context.state
-                kept.withLock { $0.pending(forwarded, state) }
+                recorded = (forwarded, context.state)
             }
+            guard let recorded else { return }
+            // The store applies one action at a time, so the newest queued step is this one.
+            let number = recorder.newestQueuedStepNumber
+            guard number > 0 else { return }
+            kept.withLock { $0.keep(number, recorded.action, recorded.state) }
         }
     }
 
@@ -174,9 +179,6 @@ final class LiveSession<State: Sendable>: LiveBackend {
 /// What the session keeps, behind its lock.
 struct Kept<State: Sendable> {
     let maximum: Int
-    /// Recorded actions and their states, waiting for the recorder to number their steps (in order).
-    var waiting: [(action: any Action, state: State)] = []
-    var waitingStart = 0
     /// The newest steps' actions and states, by step number.
     var entries: [Int: (action: any Action, state: State)] = [:]
     /// Their numbers, oldest first, from `orderStart`.
@@ -195,14 +197,8 @@ struct Kept<State: Sendable> {
 
     var oldest: Int? { orderStart < order.count ? order[orderStart] : nil }
 
-    mutating func pending(_ action: any Action, _ state: State) {
-        waiting.append((action, state))
-        // A recorder that never numbers them (it was replaced) must not make this grow.
-        if waiting.count - waitingStart > maximum { waitingStart += 1 }
-        compact()
-    }
-
-    mutating func appended(_ number: Int, startsStore: Bool) {
+    /// Keeps step `number`'s action and state, and forgets the oldest past the bound.
+    mutating func keep(_ number: Int, _ action: any Action, _ state: State) {
         if number <= lastNumber {
             // The recorder was cleared: numbers start again.
             entries = [:]
@@ -210,9 +206,7 @@ struct Kept<State: Sendable> {
             orderStart = 0
         }
         lastNumber = number
-        guard !startsStore, waitingStart < waiting.count else { return }
-        entries[number] = waiting[waitingStart]
-        waitingStart += 1
+        entries[number] = (action, state)
         order.append(number)
         if order.count - orderStart > maximum {
             entries[order[orderStart]] = nil
@@ -222,10 +216,6 @@ struct Kept<State: Sendable> {
     }
 
     private mutating func compact() {
-        if waitingStart > 64 && waitingStart * 2 > waiting.count {
-            waiting.removeFirst(waitingStart)
-            waitingStart = 0
-        }
         if orderStart > 64 && orderStart * 2 > order.count {
             order.removeFirst(orderStart)
             orderStart = 0

@@ -8,9 +8,10 @@ import Testing
 @Suite("Inspector page")
 struct InspectorPageTests {
     struct Note: Sendable, Equatable { var title: String; var body: String }
-    struct Notes: Sendable, Equatable { var notes: [Note] = []; var big = "" }
+    struct Notes: Sendable, Equatable { var notes: [Note] = []; var big = ""; var lines: [String] = [] }
     struct AddNote: Action { let note: Note }
     struct SetBig: Action { let value: String }
+    struct SetNotes: Action { let notes: [String] }
     struct Failure: Error { let reason: String }
     struct Broken: AsyncAction {
         func run(_ context: ActionContext<Notes>) async throws -> Int { throw Failure(reason: "</script><b>boom</b>") }
@@ -24,11 +25,15 @@ struct InspectorPageTests {
         "right-to-left \u{202E}txet\u{202C} and \u{200F}marks\u{200E}", "]]></script><![CDATA[",
     ]
 
+    /// A file name that renders as "invoiceexe.pdf": the page must show its bidi override as an escape.
+    static let spoofed = "invoice\u{202E}fdp.exe\u{202C}"
+
     static func hostileRecording() async throws -> InspectorRecording {
         let inspector = InspectorRecorder<Notes>()
         let reducer = Reducer<Notes>.combine(
             .on(AddNote.self) { state, action in state.notes.append(action.note) },
-            .on(SetBig.self) { state, action in state.big = action.value }
+            .on(SetBig.self) { state, action in state.big = action.value },
+            .on(SetNotes.self) { state, action in state.lines = action.notes }
         )
         let store = Store(
             initialState: Notes(), reducer: reducer, middleware: [inspector.middleware],
@@ -40,6 +45,8 @@ struct InspectorPageTests {
         var graph = ActionGraph<Notes>()
         let broken = graph.run(Broken())
         graph.setLabel(hostile[0], for: broken)
+        let spoof = graph.send(SetNotes(notes: [spoofed]))
+        graph.setLabel(spoofed, for: spoof)
         graph.send(after: broken) { _ in AddNote(note: Note(title: "never", body: "")) }
         await store.dispatch(graph).wait()
         return inspector.recording
@@ -72,7 +79,7 @@ struct InspectorPageTests {
         #expect(page.contains("<title>&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>"))
         // The data is still the recording: JSON reads it back, strings intact.
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        #expect((parsed["steps"] as? [Any])?.count == Self.hostile.count + 1)
+        #expect((parsed["steps"] as? [Any])?.count == Self.hostile.count + 2, "the notes, the big value, SetNotes")
         #expect(json.contains(#"\u003c/script\u003e\u003cscript\u003e"#))
         #expect(recording.states.last.map { $0.summary.contains("a 1 MB value a 1 MB value") } == true)
         try InspectorRecorderTests.writeForBrowser(

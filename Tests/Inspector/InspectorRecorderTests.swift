@@ -144,4 +144,13 @@ struct InspectorRecorderTests {
         #expect(lifted["nextActionId"] as? Int == 8)
         #expect(lifted["stagedActionIds"] as? [Int] == Array(0...7))
     }
+
+    @Test("the Redux DevTools export written to a file, a state at a time, is the same text")
+    func devToolsFile() async throws {
+        let recording = await App.record().inspector.recording
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("devtools-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try recording.writeReduxDevToolsJSON(to: url)
+        #expect(try String(contentsOf: url, encoding: .utf8) == recording.reduxDevToolsJSON())
+    }
 }

@@ -184,6 +184,27 @@ struct LiveInspectorTests {
         #expect(store.state.total == 36)
     }
 
+    @Test("each step keeps its own action and state when the recorder drops queued steps past its bound")
+    func keptStepsPairByNumber() throws {
+        var recording = InspectorOptions<LiveCounter>()
+        recording.maximumSteps = 3
+        let live = try LiveInspector<LiveCounter>(
+            recording: recording, registry: ActionCodingRegistry(LiveAdd.self), options: quietLiveOptions())
+        defer { live.stop() }
+        let store = live.makeStore(initialState: LiveCounter(), reducer: liveCounterReducer)
+        for amount in 1...10 { store.dispatch(LiveAdd(amount: amount)) }
+        #expect(live.recorder.recording.stepCount == 3)
+        try live.jump(toStep: 9)
+        #expect(store.state.total == 45)
+        try live.dispatchAgain(step: 8)
+        #expect(store.state.total == 53 && store.state.log.last == 8)
+        live.recorder.clear()
+        store.dispatch(LiveAdd(amount: 100))
+        store.dispatch(LiveAdd(amount: 1))
+        try live.jump(toStep: 1)
+        #expect(store.state.total == 153, "after clear(), step 1 is the new recording's")
+    }
+
     @Test("a page is streamed the steps after its cursor, and the runs again only when they change")
     func updatesFollowTheCursor() async throws {
         let live = try LiveInspector<LiveCounter>(options: quietLiveOptions())

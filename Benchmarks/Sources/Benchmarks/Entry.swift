@@ -10,13 +10,15 @@ let usage = """
       --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI;
                        it still measures every row of the targets
       --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory,
-                       durable (default: all)
+                       durable, recorder (default: all)
       --json PATH      also write every figure as JSON to PATH
-      --inspector-page [DIR]
-                       records 10,000 steps over a ~1 MB state, writes the inspector page to DIR
-                       (default: a temporary folder), and reports its size, the time to record and
-                       write it, and its time to first render in headless Chromium (when
-                       /usr/bin/chromium is installed); measured once, not a ratio
+      --inspector-page [DIR [STEPS]]
+                       records STEPS (default 100,000) steps over a ~1 MB state, writes the
+                       inspector page to DIR (default: a temporary folder), reports its size and the
+                       time to record and write it, then times the page in headless Chromium with
+                       .ci/inspector-page-benchmark.py (first step painted, selecting the last step,
+                       a search, the DevTools export) when Debian's chromium, chromium-driver and
+                       python3-selenium are installed; measured once a run, not ratios
       --profile-case NAME [COUNT] [SHAPE]
                        one scenario alone, for valgrind --tool=callgrind (see Profiling.swift)
       --help           this text
@@ -48,6 +50,11 @@ let usage = """
                    with a FileRunJournal in a temporary folder (each record waits for its fsync) and
                    with a journal in memory; the time and allocations a durable node adds, and the
                    journal bytes it writes
+      recorder     the inspector's recorder installed against the same store without it, on the
+                   dispatching thread: a one-item change to a 10,000-item array (with the worker off,
+                   and on), a middleware that only keeps each state (the copy-on-write floor), and a
+                   change to every value of a 10,000-key dictionary; the recorder's queue is emptied
+                   untimed after each of its runs
     """
 
 /// Runs what the arguments ask for and returns the exit status.
@@ -63,7 +70,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     }
     var quick = false
     var jsonPath: String?
-    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable"]
+    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable", "recorder"]
     var groups = Set(allGroups)
     var index = 0
     while index < arguments.count {
@@ -121,6 +128,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     }
     if groups.contains("memory") { benchMemory(report, quick: quick) }
     if groups.contains("durable") { await benchDurable(report, budget: budget, quick: quick) }
+    if groups.contains("recorder") { await benchRecorder(report, budget: budget) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9

@@ -106,10 +106,29 @@ func comparePaired(
     _ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
     budget: Budget, ours: (Int) async -> Void, baseline: (Int) async -> Void
 ) async -> Paired {
-    func time(_ body: (Int) async -> Void, _ ops: Int) async -> Double {
-        let start = benchClock.now
+    await comparePairedMeasured(
+        group, scenario, baseline: baselineName, unit: unit, budget: budget,
+        ours: { ops in
+            let start = benchClock.now
+            await ours(ops)
+            return (benchClock.now - start).nanoseconds
+        },
+        baseline: { ops in
+            let start = benchClock.now
+            await baseline(ops)
+            return (benchClock.now - start).nanoseconds
+        })
+}
+
+/// As ``comparePaired(_:_:baseline:unit:budget:ours:baseline:)``, but each body times itself and
+/// returns the nanoseconds its `ops` operations took: for a body with untimed work after its
+/// operations (emptying a recorder's queue, so that it is not left to the other side's run).
+func comparePairedMeasured(
+    _ group: String, _ scenario: String, baseline baselineName: String, unit: String = "ns/op",
+    budget: Budget, ours: (Int) async -> Double, baseline: (Int) async -> Double
+) async -> Paired {
+    func time(_ body: (Int) async -> Double, _ ops: Int) async -> Double {
         await body(ops)
-        return (benchClock.now - start).nanoseconds
     }
     // Calibrate on the slower of the two, so that neither run is shorter than the budget asks.
     var ops = 1

@@ -2,8 +2,9 @@ import Foundation
 import OresRedux
 
 // `--inspector-page`: a large recording's page, measured once. The state holds a catalog of about
-// 1 MB; each of 10,000 steps changes one item of it and a counter, so the page must stay small
-// (one patch per step) and open quickly.
+// 1 MB; each of 100,000 steps (by default) changes one item of it and a counter, so the page must
+// stay small (one patch per step) and open quickly; `.ci/inspector-page-benchmark.py` times it in
+// headless Chromium.
 
 private struct Item: Equatable, Sendable {
     var id: Int
@@ -26,30 +27,41 @@ private let catalogReducer = Reducer<CatalogState>.on(View.self) { state, action
     state.total += 1
 }
 
+/// The page benchmark's script (`.ci/inspector-page-benchmark.py`), found from this file's path.
+private let pageBenchmarkScript = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent(".ci/inspector-page-benchmark.py")
+
 func inspectorPage(_ arguments: [String]) async -> Int32 {
     let directory =
         arguments.first.map { URL(fileURLWithPath: $0) }
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("oresredux-inspector-\(getpid())")
-    let steps = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
+    let steps = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
     let items = (0..<5_000).map { index in
         Item(
             id: index, title: "Item \(index): " + String(repeating: "t", count: 40),
             summary: String(repeating: "s", count: 140), views: 0)
     }
-    let inspector = InspectorRecorder<CatalogState>()
+    var options = InspectorOptions<CatalogState>()
+    options.maximumSteps = steps
+    let inspector = InspectorRecorder<CatalogState>(options: options)
     let store = Store(
         initialState: CatalogState(items: items), reducer: catalogReducer, middleware: [inspector.middleware],
         options: inspector.storeOptions())
     let clock = ContinuousClock()
 
-    let recordingTime = clock.measure {
+    let dispatchTime = clock.measure {
         for step in 0..<steps { store.dispatch(View(id: (step * 7_919) % items.count)) }
     }
-    let url = directory.appendingPathComponent("inspector-10k.html")
+    // Reading the recording describes what the background worker has not described yet.
+    let describeTime = clock.measure { _ = inspector.recording }
+    let url = directory.appendingPathComponent("inspector-\(steps).html")
     let writingTime: Duration
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        writingTime = try clock.measure { try inspector.writeHTML(to: url, title: "10,000 steps over a 1 MB state") }
+        writingTime = try clock.measure {
+            try inspector.writeHTML(to: url, title: "\(steps) steps over a 1 MB state")
+        }
     } catch {
         print("could not write \(url.path): \(error)")
         return 1
@@ -58,52 +70,40 @@ func inspectorPage(_ arguments: [String]) async -> Int32 {
     let stateSize = items.reduce(0) { $0 + $1.title.utf8.count + $1.summary.utf8.count + 16 }
     print("inspector page: \(url.path)")
     print("  state: \(items.count) items, about \(stateSize / 1_000) kB of text; \(steps) steps")
-    print("  recording: \(recordingTime) (\(recordingTime / steps) per step)")
+    print("  dispatching with the recorder: \(dispatchTime) (\(dispatchTime / steps) per step)")
+    print("  then describing what the worker had not: \(describeTime)")
     print("  writing the page: \(writingTime)")
     print("  file size: \(size / 1_000) kB")
 
-    return firstRenderInChromium(url)
+    return timedInChromium(url)
 }
 
-/// Opens the page at `url` in headless Chromium (`/usr/bin/chromium`, as Debian installs it) and
-/// prints how long it took to draw; 0 when it did or when there is no Chromium, 1 on a failure.
-private func firstRenderInChromium(_ url: URL) -> Int32 {
+/// Times the page at `url` in headless Chromium with the selenium script (see its header); 0 when
+/// it did or when there is no Chromium, the script's status otherwise.
+private func timedInChromium(_ url: URL) -> Int32 {
     #if os(macOS) || os(Linux)
-        let clock = ContinuousClock()
-        let chromium = "/usr/bin/chromium"
-        guard FileManager.default.isExecutableFile(atPath: chromium) else {
-            print("  first render: not measured (no \(chromium))")
+        // The page's own figures, timed in headless Chromium by the selenium script (see its header).
+        let python = "/usr/bin/python3"
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
+            FileManager.default.fileExists(atPath: pageBenchmarkScript.path)
+        else {
+            print(
+                "  in the browser: not measured (needs /usr/bin/chromium, chromedriver and \(pageBenchmarkScript.path))"
+            )
             return 0
         }
-        // The page stamps `data-render-ms` (performance.now() once it has drawn the last step) on its
-        // body; --dump-dom prints the DOM after the load, stamp included.
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900",
-            "--dump-dom", url.absoluteString,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let start = clock.now
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [pageBenchmarkScript.path, url.path]
         do { try process.run() } catch {
-            print("  first render: could not start \(chromium): \(error)")
+            print("  in the browser: could not start \(python): \(error)")
             return 1
         }
-        let dom = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        let wall = start.duration(to: clock.now)
-        guard let range = dom.range(of: #"data-render-ms=""#) else {
-            print("  first render: the page did not finish rendering (no data-render-ms in the DOM)")
-            return 1
-        }
-        let milliseconds = dom[range.upperBound...].prefix { $0 != "\"" }
-        print("  first render in headless Chromium: \(milliseconds) ms after navigation start")
-        print("  chromium --dump-dom, start to exit: \(wall)")
-        return 0
+        return process.terminationStatus
     #else
-        print("  first render: not measured (a child process, which only macOS and Linux can start)")
+        print("  in the browser: not measured (a child process, which only macOS and Linux can start)")
         return 0
     #endif
 }

@@ -19,6 +19,11 @@ public struct InspectorOptions<State: Sendable>: Sendable {
     /// The most graph runs and async actions kept, each; past it, the oldest are dropped. 1,000 by
     /// default.
     public var maximumRuns = 1_000
+    /// The most steps waiting to be described, each holding its state: past it, the thread that
+    /// dispatches describes the waiting steps itself before it returns, so that memory stays
+    /// bounded when describing falls behind dispatching (a state that changes in many places on
+    /// every action, a busy machine). 1,024 by default; at most ``maximumSteps``.
+    public var maximumQueuedSteps = 1_024
     /// Strings longer than this many characters are cut, and marked as cut. 1,048,576 by default.
     public var maximumStringLength = 1 << 20
     /// Values nested deeper than this are shown as `Type(…)`: a bound for cycles of references. 64

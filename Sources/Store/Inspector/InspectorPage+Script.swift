@@ -8,24 +8,46 @@ extension InspectorPage {
           const steps = D.steps; // [number, timeMs, type, action, edits, origin, store (negative: a new store starts)]
           const storeName = (n) => (D.stores > 1 ? " in store #" + Math.abs(n) : "");
           const $ = (id) => document.getElementById(id);
+
+          // ---- Text: every recorded string reaches the page through displayText, in setText and
+          // textNode (the only writers of text), so bidi controls, zero-width and other invisible
+          // characters, controls and line separators show as escapes (`\u{202E}`), never rendered.
+          // The set is UntrustedText's, in Swift.
+          const UNSAFE = /\#(UntrustedText.javaScriptClass)/gu;
+          function displayText(text, keepLines) {
+            const s = String(text);
+            UNSAFE.lastIndex = 0;
+            if (!UNSAFE.test(s)) return s;
+            UNSAFE.lastIndex = 0;
+            return s.replace(UNSAFE, (c) =>
+              keepLines && (c === "\n" || c === "\t") ? c : c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t"
+                : "\\u{" + c.codePointAt(0).toString(16).toUpperCase() + "}");
+          }
+          function setText(node, text, keepLines) {
+            node.textContent = text == null ? "" : displayText(text, keepLines);
+          }
+          function textNode(text) {
+            return document.createTextNode(displayText(text));
+          }
           function el(tag, cls, text) {
             const e = document.createElement(tag);
             if (cls) e.className = cls;
-            if (text != null) e.textContent = String(text);
+            if (text != null) setText(e, text);
             return e;
           }
           const SVG = "http://www.w3.org/2000/svg";
           function sv(tag, attrs, text) {
             const e = document.createElementNS(SVG, tag);
             for (const k in attrs) e.setAttribute(k, attrs[k]);
-            if (text != null) e.textContent = String(text);
+            if (text != null) setText(e, text);
             return e;
           }
 
           // ---- Described values: ["o", type, [[label, v]]], ["e", type, name, [[label, v]]], ["a", type, [v]],
           // ["d", type, [[k, v]]], ["s", text, fullLength?], ["v", type, text], ["n", type], ["r"], ["t", type]
+          // A string as a Swift literal: quotes and backslashes escaped here, the rest by displayText.
           function quote(s) {
-            return JSON.stringify(s);
+            return '"' + s.replace(/[\\"]/g, "\\$&") + '"';
           }
           function fieldsOf(v) {
             return v[0] === "o" ? v[2] : v[0] === "e" ? v[3] : null;
@@ -203,13 +225,13 @@ extension InspectorPage {
             if (!kids || kids.length === 0) {
               const d = el("div", "leaf");
               if (label) d.appendChild(el("span", "k", label + ": "));
-              d.appendChild(document.createTextNode(v[0] === "s" ? quote(v[1]) + (v[2] ? "  (cut from " + v[2] + " characters)" : "") : short(v, 100000)));
+              d.appendChild(textNode(v[0] === "s" ? quote(v[1]) + (v[2] ? "  (cut from " + v[2] + " characters)" : "") : short(v, 100000)));
               return d;
             }
             const det = el("details");
             const sum = el("summary");
             if (label) sum.appendChild(el("span", "k", label + ": "));
-            sum.appendChild(document.createTextNode(short(v, 160)));
+            sum.appendChild(textNode(short(v, 160)));
             det.appendChild(sum);
             det.addEventListener("toggle", () => {
               if (!det.open || det.dataset.built) return;
@@ -233,45 +255,90 @@ extension InspectorPage {
           }
 
           // ---- Header
-          $("title").textContent = D.title;
-          $("meta").textContent = "state " + D.stateType + " · " + steps.length + " steps · " + D.runs.length + " runs · " + D.asyncActions.length + " async actions";
-          if (D.droppedSteps > 0 || D.droppedRuns > 0 || D.droppedAsyncActions > 0) {
+          function renderHeader() {
+            document.title = displayText(D.title);
+            setText($("title"), D.title);
+            setText($("meta"), "state " + D.stateType + " · " + steps.length + " steps · " + D.runs.length + " runs · " + D.asyncActions.length + " async actions");
+            if (D.droppedSteps > 0 || D.droppedRuns > 0 || D.droppedAsyncActions > 0) {
+              const n = $("notice");
+              n.hidden = false;
+              setText(n, D.droppedSteps + " older steps, " + D.droppedRuns + " runs and " + D.droppedAsyncActions +
+                " async actions were dropped to keep the recording within its limit of " + D.maximumSteps + " steps.");
+            }
+          }
+          function notify(text) {
             const n = $("notice");
             n.hidden = false;
-            n.textContent = D.droppedSteps + " older steps, " + D.droppedRuns + " runs and " + D.droppedAsyncActions +
-              " async actions were dropped to keep the recording within its limit of " + D.maximumSteps + " steps.";
+            setText(n, text);
           }
 
-          // ---- Step list, filters, search
-          const rows = [];
-          const types = new Map();
+          // ---- Step list, filters, search. The list is virtual: `shown` holds the row numbers
+          // that pass the filters (0 is the initial state, i the i-th kept step), the list holds a
+          // spacer as tall as all of them, and only the rows in view (and a few around) are in the
+          // DOM, each ROW pixels high. Filters and search rebuild `shown`, never the DOM's rows.
+          const ROW = 22;
+          const OVERSCAN = 10;
           const list = $("steps");
-          const frag = document.createDocumentFragment();
-          const zero = el("div", "step", null);
-          zero.dataset.index = "0";
-          zero.appendChild(el("span", "n", "0"));
-          zero.appendChild(el("span", "t", "initial state"));
-          zero.appendChild(el("span", "o", ""));
-          frag.appendChild(zero);
-          rows.push(zero);
-          steps.forEach((s, i) => {
-            const r = el("div", "step" + (s[4].length ? "" : " nochange") + (s[6] < 0 ? " newstore" : ""));
-            r.dataset.index = String(i + 1);
-            r.appendChild(el("span", "n", s[0]));
-            r.appendChild(el("span", "t", s[2]));
-            r.appendChild(el("span", "o", s[5] ? "run #" + s[5][0] + (s[5][2] === "node" ? "" : " " + s[5][2]) : (s[4].length ? "" : "no change")));
-            frag.appendChild(r);
-            rows.push(r);
-            types.set(s[2], (types.get(s[2]) || 0) + 1);
-          });
-          list.appendChild(frag);
+          const spacer = el("div", "spacer");
+          list.appendChild(spacer);
+          const types = new Map();
           const typeSelect = $("type");
-          [...types.keys()].sort().forEach((t) => {
-            const o = el("option", null, t + " (" + types.get(t) + ")");
-            o.value = t;
-            typeSelect.appendChild(o);
-          });
-          let searchText = null;
+          const typeOptions = new Map();
+          let shown = [];
+          let selected = 0; // kept steps applied: 0 is the initial state
+          function countType(t) {
+            types.set(t, (types.get(t) || 0) + 1);
+            let o = typeOptions.get(t);
+            if (!o) {
+              o = el("option");
+              o.value = t;
+              typeOptions.set(t, o);
+              const after = [...typeOptions.keys()].sort().find((k) => k > t);
+              typeSelect.insertBefore(o, after ? typeOptions.get(after) : null);
+            }
+            setText(o, t + " (" + types.get(t) + ")");
+          }
+          function makeRow(i) {
+            const r = el("div", "step");
+            r.dataset.index = String(i);
+            r.style.top = "0px";
+            if (i === 0) {
+              r.appendChild(el("span", "n", "0"));
+              r.appendChild(el("span", "t", "initial state"));
+              r.appendChild(el("span", "o", ""));
+            } else {
+              const s = steps[i - 1];
+              if (!s[4].length) r.classList.add("nochange");
+              if (s[6] < 0) r.classList.add("newstore");
+              r.appendChild(el("span", "n", s[0]));
+              r.appendChild(el("span", "t", s[2]));
+              r.appendChild(el("span", "o", s[5] ? "run #" + s[5][0] + (s[5][2] === "node" ? "" : " " + s[5][2]) : (s[4].length ? "" : "no change")));
+            }
+            if (i === selected) r.classList.add("selected");
+            return r;
+          }
+          // Draws the rows in view: at most a screenful and 2 * OVERSCAN.
+          function renderRows() {
+            spacer.style.height = shown.length * ROW + "px";
+            const first = Math.max(0, Math.floor(list.scrollTop / ROW) - OVERSCAN);
+            const last = Math.min(shown.length, Math.ceil((list.scrollTop + (list.clientHeight || 600)) / ROW) + OVERSCAN);
+            const rows = [];
+            for (let k = first; k < last; k++) {
+              const r = makeRow(shown[k]);
+              r.style.top = k * ROW + "px";
+              rows.push(r);
+            }
+            spacer.replaceChildren(...rows);
+          }
+          list.addEventListener("scroll", () => renderRows(), { passive: true });
+          // Where row `i` is in `shown` (sorted), or where it would go.
+          function position(i) {
+            let lo = 0, hi = shown.length;
+            while (lo < hi) { const mid = (lo + hi) >> 1; if (shown[mid] < i) lo = mid + 1; else hi = mid; }
+            return lo;
+          }
+          // What search looks in: the action's type and text and every changed value, as displayed.
+          const searchText = [];
           function stepText(i) {
             const s = steps[i];
             let text = s[2] + " " + short(s[3], 4000);
@@ -279,21 +346,36 @@ extension InspectorPage {
               if (e[0] === "=") text += " " + short(e[2], 4000);
               else for (const h of e[2]) for (const x of h[2]) text += " " + short(x, 4000);
             }
-            return text.toLowerCase();
+            return displayText(text).toLowerCase();
+          }
+          function indexSearch(upTo) {
+            for (let i = searchText.length; i < upTo; i++) searchText.push(stepText(i));
+          }
+          // Builds the search index in slices while the page is idle, so a search finds it ready.
+          function indexWhenIdle() {
+            if (searchText.length >= steps.length) return;
+            indexSearch(Math.min(steps.length, searchText.length + 5000));
+            setTimeout(indexWhenIdle, 0);
+          }
+          function passes(i, type, hide, q) {
+            if (i === 0) return !type && !q;
+            const s = steps[i - 1];
+            return (!type || s[2] === type) && (!hide || s[4].length > 0) && (!q || searchText[i - 1].includes(q));
+          }
+          function filters() {
+            return { type: typeSelect.value, hide: $("hide").checked, q: displayText($("search").value.trim()).toLowerCase() };
           }
           function applyFilters() {
-            const type = typeSelect.value;
-            const hide = $("hide").checked;
-            const q = $("search").value.trim().toLowerCase();
-            if (q && !searchText) searchText = steps.map((_, i) => stepText(i));
-            let shown = 0;
-            steps.forEach((s, i) => {
-              const ok = (!type || s[2] === type) && (!hide || s[4].length > 0) && (!q || searchText[i].includes(q));
-              rows[i + 1].classList.toggle("hidden", !ok);
-              if (ok) shown++;
-            });
-            zero.classList.toggle("hidden", !!(type || q));
-            $("count").textContent = shown + " of " + steps.length + " steps";
+            const f = filters();
+            if (f.q) indexSearch(steps.length);
+            const next = [];
+            for (let i = 0; i <= steps.length; i++) if (passes(i, f.type, f.hide, f.q)) next.push(i);
+            shown = next;
+            renderCount();
+            renderRows();
+          }
+          function renderCount() {
+            setText($("count"), (shown.length && shown[0] === 0 ? shown.length - 1 : shown.length) + " of " + steps.length + " steps");
           }
           typeSelect.addEventListener("change", applyFilters);
           $("hide").addEventListener("change", applyFilters);
@@ -305,9 +387,9 @@ extension InspectorPage {
           document.addEventListener("keydown", (e) => {
             if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
             if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
-            let i = selected;
-            do { i += e.key === "ArrowDown" ? 1 : -1; } while (i >= 0 && i < rows.length && rows[i].classList.contains("hidden"));
-            if (i >= 0 && i < rows.length) { select(i); e.preventDefault(); }
+            const k = position(selected);
+            const next = e.key === "ArrowDown" ? (shown[k] === selected ? k + 1 : k) : k - 1;
+            if (next >= 0 && next < shown.length) { select(shown[next]); e.preventDefault(); }
           });
 
           // ---- Tabs
@@ -315,18 +397,17 @@ extension InspectorPage {
           document.querySelectorAll("#steptabs button").forEach((b) =>
             b.addEventListener("click", () => { tab = b.dataset.tab; renderStep(); }));
 
-          let selected = 0; // kept steps applied: 0 is the initial state
           function stepNumber() {
             return selected === 0 ? (steps.length ? steps[0][0] - 1 : D.droppedSteps) : steps[selected - 1][0];
           }
           function renderStep() {
             document.querySelectorAll("#steptabs button").forEach((b) => b.classList.toggle("on", b.dataset.tab === tab));
             const box = $("stepbody");
-            box.textContent = "";
+            box.replaceChildren();
             const s = selected ? steps[selected - 1] : null;
-            $("stephead").textContent = s ? "Step " + s[0] + ": " + s[2] + " at " + s[1].toFixed(3) + " ms" +
+            setText($("stephead"), s ? "Step " + s[0] + ": " + s[2] + " at " + s[1].toFixed(3) + " ms" +
               (s[5] ? " · from run #" + s[5][0] + storeName(s[6]) + (s[5][1] != null ? " node " + s[5][1] : "") + " (" + s[5][2] + ")" : "") +
-              (s[6] < 0 ? " · the recording of another store begins: its diff is that store's initial state" : "") : "The state before the first step";
+              (s[6] < 0 ? " · the recording of another store begins: its diff is that store's initial state" : "") : "The state before the first step");
             if (tab === "action") {
               box.appendChild(s ? treeBox(s[3]) : el("p", "muted", "No action: this is the initial state."));
             } else if (tab === "state") {
@@ -340,24 +421,46 @@ extension InspectorPage {
               }
               box.appendChild(pre);
             } else if (tab === "test") {
-              const pre = el("pre", null, D.test);
+              const pre = el("pre");
+              setText(pre, D.test, true);
               pre.id = "testview";
               box.appendChild(pre);
             }
           }
+          // Selects row `i` (0: the initial state; i: the i-th kept step), scrolls it into view
+          // and draws its step and runs.
           function select(i) {
-            rows[selected] && rows[selected].classList.remove("selected");
             selected = Math.max(0, Math.min(i, steps.length));
-            rows[selected].classList.add("selected");
-            rows[selected].scrollIntoView({ block: "nearest" });
-        const origin = selected ? steps[selected - 1][5] : null;
-        if (origin) {
-          const store = Math.abs(steps[selected - 1][6]);
-          const found = D.runs.findIndex((r) => r.id === origin[0] && r.store === store);
-          if (found >= 0 && found !== runIndex) { runIndex = found; chosenNode = null; }
-        }
+            const k = position(selected);
+            if (shown[k] === selected) {
+              const top = k * ROW, height = list.clientHeight || 600;
+              if (top < list.scrollTop) list.scrollTop = top;
+              else if (top + ROW > list.scrollTop + height) list.scrollTop = top + ROW - height;
+            }
+            renderRows();
+            const origin = selected ? steps[selected - 1][5] : null;
+            if (origin) {
+              const store = Math.abs(steps[selected - 1][6]);
+              const found = D.runs.findIndex((r) => r.id === origin[0] && r.store === store);
+              if (found >= 0 && found !== runIndex) { runIndex = found; chosenNode = null; }
+            }
             renderStep();
             renderRun();
+          }
+          // Adds one step at the end, as recorded (the live page's entry point): the list, the
+          // filters, the type menu and the header follow; a selection on the last step moves on
+          // to the new one.
+          function appendStep(step) {
+            const following = selected === steps.length;
+            steps.push(step);
+            countType(step[2]);
+            if (searchText.length === steps.length - 1) searchText.push(stepText(steps.length - 1));
+            const f = filters();
+            if (f.q) indexSearch(steps.length);
+            if (passes(steps.length, f.type, f.hide, f.q)) shown.push(steps.length);
+            renderHeader();
+            renderCount();
+            if (following) select(steps.length); else renderRows();
           }
 
           // ---- Runs: the graph at the selected step, a node's details, the timeline
@@ -365,17 +468,22 @@ extension InspectorPage {
           let chosenNode = null;
           let zoom = 1;
           const runList = $("runs");
-          D.runs.forEach((run, i) => {
-            const b = el("button", null, "run #" + run.id + storeName(run.store) + " · " + run.nodes.length + " nodes");
-            b.addEventListener("click", () => { runIndex = i; chosenNode = null; renderRun(); });
-            runList.appendChild(b);
-          });
-          D.asyncActions.forEach((a) => {
-            const b = el("button", null, "async #" + a.id + storeName(a.store) + " " + a.name + (a.end ? " · " + a.end.outcome : ""));
-            b.addEventListener("click", () => showAsync(a));
-            runList.appendChild(b);
-          });
-          if (!D.runs.length && !D.asyncActions.length) runList.appendChild(el("span", "muted", "No graph run or async action was recorded."));
+          // One button a run and an async action (drawn again by render(), when runs change).
+          function renderRunList() {
+            runList.replaceChildren();
+            D.runs.forEach((run, i) => {
+              const b = el("button", null, "run #" + run.id + storeName(run.store) + " · " + run.nodes.length + " nodes");
+              b.addEventListener("click", () => { runIndex = i; chosenNode = null; renderRun(); });
+              runList.appendChild(b);
+            });
+            D.asyncActions.forEach((a) => {
+              const b = el("button", null, "async #" + a.id + storeName(a.store) + " " + a.name + (a.end ? " · " + a.end.outcome : ""));
+              b.addEventListener("click", () => showAsync(a));
+              runList.appendChild(b);
+            });
+            if (!D.runs.length && !D.asyncActions.length) runList.appendChild(el("span", "muted", "No graph run or async action was recorded."));
+          }
+          renderRunList();
 
           function status(run, node, at) {
             if (at < run.startAt) return "pending";
@@ -389,12 +497,12 @@ extension InspectorPage {
           }
           function renderRun() {
             const g = $("graph");
-            g.textContent = "";
+            g.replaceChildren();
             if (runIndex < 0) return;
             const run = D.runs[runIndex];
             const at = stepNumber();
             [...runList.children].forEach((b, i) => b.classList.toggle("on", i === runIndex));
-            $("runhead").textContent = "Run #" + run.id + storeName(run.store) + " at step " + at + (run.summary ? " · " + run.summary : " · still running when recorded");
+            setText($("runhead"), "Run #" + run.id + storeName(run.store) + " at step " + at + (run.summary ? " · " + run.summary : " · still running when recorded"));
             const W = 170, H = 38, GX = 60, GY = 22;
             const width = Math.max(1, run.layers) * (W + GX) + 20, height = Math.max(1, run.rows) * (H + GY) + 20;
             const svg = sv("svg", { width, height, viewBox: "0 0 " + width + " " + height, id: "dag" });
@@ -429,7 +537,7 @@ extension InspectorPage {
             const tr = el("tr");
             for (const c of cells) {
               const td = el(head ? "th" : "td");
-              if (c instanceof Node) td.appendChild(c); else td.textContent = c == null ? "-" : String(c);
+              if (c instanceof Node) td.appendChild(c); else setText(td, c == null ? "-" : String(c));
               tr.appendChild(td);
             }
             table.appendChild(tr);
@@ -445,7 +553,7 @@ extension InspectorPage {
           }
           function renderNode(run, at) {
             const box = $("nodeinfo");
-            box.textContent = "";
+            box.replaceChildren();
             if (chosenNode == null) { box.appendChild(el("p", "muted", "Select a node to see its attempts, timings, error and response.")); return; }
             const n = run.nodes[chosenNode];
             box.appendChild(el("h3", null, n.label));
@@ -470,11 +578,11 @@ extension InspectorPage {
           }
           function showAsync(a) {
             runIndex = -1;
-            $("graph").textContent = "";
-            $("timeline").textContent = "";
-            $("runhead").textContent = "Async action #" + a.id + " " + a.name;
+            $("graph").replaceChildren();
+            $("timeline").replaceChildren();
+            setText($("runhead"), "Async action #" + a.id + " " + a.name);
             const box = $("nodeinfo");
-            box.textContent = "";
+            box.replaceChildren();
             const t = el("table");
             row(t, ["action", short(a.action, 2000)]);
             row(t, ["outcome", a.end ? a.end.outcome : "not ended when recorded"]);
@@ -487,7 +595,7 @@ extension InspectorPage {
           }
           function renderTimeline(run) {
             const box = $("timeline");
-            box.textContent = "";
+            box.replaceChildren();
             const end = Math.max(1e-3, run.duration || 0, ...run.nodes.map((n) => n.endTime || 0), ...run.nodes.flatMap((n) => n.attempts.map((a) => a[1])));
             const LW = 180, RH = 22, width = Math.round(900 * zoom), scale = (width - LW - 20) / end;
             const svg = sv("svg", { width, height: run.nodes.length * RH + 40, id: "timelinesvg" });
@@ -577,47 +685,127 @@ extension InspectorPage {
             else a.payload = plain(v);
             return a;
           }
-          function devToolsExport() {
-            const actionsById = { 0: { type: "PERFORM_ACTION", action: { type: "@@INIT" }, timestamp: 0 } };
-            const computedStates = [{ state: plain(D.initial) }];
-            steps.forEach((s, i) => {
-              actionsById[i + 1] = { type: "PERFORM_ACTION", action: devToolsAction(s), timestamp: s[1] };
-              computedStates.push({ state: plain(stateAfter(i + 1)) });
-            });
-            return {
-              actionsById, computedStates, committedState: plain(D.initial), currentStateIndex: steps.length,
-              nextActionId: steps.length + 1, skippedActionIds: [], stagedActionIds: [0].concat(steps.map((_, i) => i + 1)),
-              isLocked: false, isPaused: false,
-            };
+          // The export is written in parts (one per action and per state) and joined as a Blob, never
+          // as one string; a recording whose export would pass EXPORT_LIMIT characters says so in
+          // the page instead (a browser holds the whole file, and Redux DevTools reads it whole).
+          const EXPORT_LIMIT = 256 * 1024 * 1024;
+          function devToolsParts(emit) {
+            emit('{"actionsById":{"0":{"type":"PERFORM_ACTION","action":{"type":"@@INIT"},"timestamp":0}');
+            steps.forEach((s, i) => emit(',"' + (i + 1) + '":' + JSON.stringify({ type: "PERFORM_ACTION", action: devToolsAction(s), timestamp: s[1] })));
+            emit('},"computedStates":[' + JSON.stringify({ state: plain(D.initial) }));
+            let state = D.initial;
+            for (let i = 0; i < steps.length; i++) {
+              state = applyEdits(state, steps[i][4], new Set());
+              emit("," + JSON.stringify({ state: plain(state) }));
+            }
+            const staged = [];
+            for (let i = 0; i <= steps.length; i++) staged.push(i);
+            emit('],"committedState":' + JSON.stringify(plain(D.initial)) + ',"currentStateIndex":' + steps.length +
+              ',"nextActionId":' + (steps.length + 1) + ',"skippedActionIds":[],"stagedActionIds":[' + staged.join(",") +
+              '],"isLocked":false,"isPaused":false}');
           }
-          function download(name, text) {
+          // About how many characters the export takes: every state as large as the larger of the
+          // first and the last.
+          function devToolsSize() {
+            const largest = Math.max(JSON.stringify(plain(D.initial)).length, JSON.stringify(plain(stateAfter(steps.length))).length);
+            return largest * (steps.length + 2) + steps.length * 200;
+          }
+          function devToolsExport() {
+            const parts = [];
+            devToolsParts((p) => parts.push(p));
+            return JSON.parse(parts.join(""));
+          }
+          const fromSwift = "export from Swift with recording.writeReduxDevToolsJSON(to:), or keep fewer steps (InspectorOptions.maximumSteps)";
+          function devToolsBlob() {
+            const size = devToolsSize();
+            if (size > EXPORT_LIMIT) {
+              notify("The Redux DevTools export of these " + steps.length + " steps would be about " + Math.round(size / 1048576) +
+                " MB, over this page's limit of " + EXPORT_LIMIT / 1048576 + " MB: " + fromSwift + ".");
+              return null;
+            }
+            const blobs = [];
+            let buffer = [], buffered = 0;
+            devToolsParts((p) => {
+              buffer.push(p);
+              buffered += p.length;
+              if (buffered > 32 * 1048576) { blobs.push(new Blob(buffer)); buffer = []; buffered = 0; }
+            });
+            blobs.push(new Blob(buffer));
+            return new Blob(blobs, { type: "application/json" });
+          }
+          function download(name, blob) {
             const a = el("a");
-            a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+            a.href = URL.createObjectURL(blob);
             a.download = name;
             document.body.appendChild(a);
             a.click();
             a.remove();
           }
-          $("devtools").addEventListener("click", () => download("recording.devtools.json", JSON.stringify(devToolsExport())));
+          $("devtools").addEventListener("click", () => {
+            try {
+              const blob = devToolsBlob();
+              if (blob) download("recording.devtools.json", blob);
+            } catch (error) {
+              notify("The Redux DevTools export failed (" + error + "): " + fromSwift + ".");
+            }
+          });
           $("trace").addEventListener("click", () => {
             const run = D.runs[runIndex];
-            if (run && run.chromeTrace) download("run-" + run.id + ".trace.json", run.chromeTrace);
+            if (run && run.chromeTrace) download("run-" + run.id + ".trace.json", new Blob([run.chromeTrace], { type: "application/json" }));
           });
 
+          // The page's entry points, for tests and for the live page: `appendStep` adds a recorded
+          // step, `render` draws everything again (after D.runs, D.asyncActions or the counts in D
+          // change), `select` picks a row (0: the initial state; i: the i-th kept step).
+          function render() {
+            renderHeader();
+            renderRunList();
+            if (runIndex >= D.runs.length) runIndex = D.runs.length - 1;
+            if (runIndex < 0 && D.runs.length) runIndex = 0;
+            applyFilters();
+            select(selected);
+          }
           window.inspector = {
             data: D,
             select,
             stepNumber,
+            appendStep,
+            render,
+            displayText,
+            shownSteps: () => shown.filter((i) => i > 0).length,
+            renderedRows: () => spacer.children.length,
             devToolsExport,
+            devToolsBlob,
+            devToolsSize,
+            exportLimit: EXPORT_LIMIT,
             diffText: (i) => diffLines(stateAfter(i - 1), steps[i - 1][4], 3000).map((l) => l[0] + " " + l[1]).join("\n"),
             state: (i) => stateAfter(i),
             chooseRun: (i) => { runIndex = i; renderRun(); },
             chooseNode: (i) => { chosenNode = i; renderRun(); },
           };
+          renderHeader();
+          for (const s of steps) types.set(s[2], (types.get(s[2]) || 0) + 1);
+          for (const t of [...types.keys()].sort()) {
+            const o = el("option", null, t + " (" + types.get(t) + ")");
+            o.value = t;
+            typeOptions.set(t, o);
+            typeSelect.appendChild(o);
+          }
           applyFilters();
-          select(steps.length);
-          document.body.dataset.ready = "1";
-          document.body.dataset.renderMs = performance.now().toFixed(1);
+          performance.mark("inspector-list");
+          // The list first, scrolled to the last step and marked selected; the selected step's diff
+          // and runs (which rebuild its state from every patch) come after the first frame.
+          selected = steps.length;
+          list.scrollTop = Math.max(0, shown.length * ROW - (list.clientHeight || 600));
+          renderRows();
+          requestAnimationFrame(() => setTimeout(() => {
+            performance.mark("inspector-painted");
+            select(steps.length);
+            performance.mark("inspector-ready");
+            document.body.dataset.ready = "1";
+            document.body.dataset.renderMs = performance.now().toFixed(1);
+            setTimeout(indexWhenIdle, 0);
+          }, 0));
         })();
         """#
 }

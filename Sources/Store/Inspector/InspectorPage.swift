@@ -59,7 +59,8 @@ enum InspectorPage {
         #controls { padding: 8px; display: grid; gap: 6px; border-bottom: 1px solid var(--line); }
         #controls input[type=search], #controls select { width: 100%; padding: 4px; }
         #steps { overflow: auto; flex: 1; }
-        .step { display: grid; grid-template-columns: 52px 1fr auto; gap: 6px; padding: 3px 8px; cursor: pointer; border-bottom: 1px solid #f1f2f4; white-space: nowrap; }
+        #steps .spacer { position: relative; }
+        .step { position: absolute; left: 0; right: 0; height: 22px; overflow: hidden; display: grid; grid-template-columns: 52px 1fr auto; gap: 6px; padding: 3px 8px; cursor: pointer; border-bottom: 1px solid #f1f2f4; white-space: nowrap; }
         .step:hover { background: #f3f6fb; }
         .step.selected { background: #dfe9fb; }
         .step .n { color: var(--muted); text-align: right; }
@@ -67,7 +68,6 @@ enum InspectorPage {
         .step .o { color: var(--muted); font-size: 11px; }
         .step.nochange .t { color: var(--muted); }
         .step.newstore { border-top: 2px solid var(--text); font-weight: 600; }
-        .step.hidden { display: none; }
         #count { color: var(--muted); }
         #content { overflow: auto; padding: 10px 14px; min-width: 0; }
         .tabs { display: flex; gap: 4px; margin: 6px 0; flex-wrap: wrap; }

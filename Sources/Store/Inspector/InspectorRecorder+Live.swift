@@ -2,16 +2,24 @@
 // API, not public, so the live server stays a product of its own that a release build leaves out.
 
 extension InspectorRecorder {
-    /// Calls `body` with the number of each step as it is appended, and whether it only marks where
-    /// another store begins. It is called under the recorder's lock, in step order: it must only note
-    /// the number and return (take no lock that is held while calling into the recorder).
+    /// Calls `body` with the number of each step as it is appended (when the batch of described
+    /// steps it is in lands, on the worker or a reader, not on the dispatching thread), and whether it
+    /// only marks where another store begins. It is called under the recorder's lock, in step order;
+    /// steps dropped past the bound before they were described are skipped. It must only note the
+    /// number and return (take no lock that is held while calling into the recorder).
     package func observeSteps(_ body: @escaping @Sendable (_ number: Int, _ startsStore: Bool) -> Void) {
         storage.withLock { $0.stepObserver = body }
     }
 
-    /// The number of the newest step (0 before the first).
+    /// The number of the newest described step (0 before the first): the newest a page can be sent.
     package var newestStepNumber: Int {
         storage.withLock { $0.stepCount }
+    }
+
+    /// The number of the newest step queued, described or not (0 before the first): right after the
+    /// middleware returns, the number of the step it queued.
+    package var newestQueuedStepNumber: Int {
+        storage.withLock { $0.enqueued }
     }
 
     /// The whole page as the live server first serves it: the recording so far, with `liveScript`
@@ -31,6 +39,8 @@ extension InspectorRecorder {
     /// page's own shapes; `missed` counts steps the recorder dropped (past its bound) before this
     /// cursor saw them.
     package func liveUpdate(after cursor: inout InspectorLiveCursor, limit: Int) -> InspectorLiveUpdate? {
+        // Every step queued before the call is described first, as for `recording`.
+        storage.drainQueued()
         let copied = storage.withLock { storage in
             let kept = storage.steps.count - storage.firstKept
             let firstNumber = storage.stepCount - kept + 1

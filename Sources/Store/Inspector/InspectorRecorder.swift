@@ -17,23 +17,35 @@ import Foundation
 /// try inspector.writeHTML(to: URL(fileURLWithPath: "recording.html"))
 /// ```
 ///
-/// Recording is opt-in: a store without it pays nothing. With it, each action costs a walk over the
-/// parts of the state that changed (an `Equatable` part that is equal is skipped whole) and the
-/// recorder keeps one patch per step, not a state per step. It is bounded by
-/// ``InspectorOptions/maximumSteps`` and ``InspectorOptions/maximumRuns``: past them the oldest are
-/// dropped, and the page says how many. Values are redacted as the options say before they are
-/// recorded. Redaction closures and `Mirror` run outside the recorder's lock.
+/// Recording is opt-in: a store without it pays nothing. With it, **the dispatching thread pays for
+/// keeping the state value and a small constant**: the middleware keeps the action, the state after
+/// it (a copy on write: the store's next change to a part the recording still holds copies that
+/// part) and the time, in a queue. Redaction, `Mirror` and the diff run later, off that thread: on
+/// a background worker that starts a millisecond after a step is queued and never blocks a
+/// dispatch, or on the thread that reads ``recording`` or calls ``writeHTML(to:title:)``, which
+/// first describe every step queued before the call, so both return everything recorded before
+/// they were called. The diff walks the parts of the state that changed (an `Equatable` part that
+/// is equal is skipped whole) and the recorder keeps one patch per step, not a state per step.
+///
+/// It is bounded by ``InspectorOptions/maximumSteps`` and ``InspectorOptions/maximumRuns``: past
+/// them the oldest are dropped, and the page says how many. The queue holds at most
+/// ``InspectorOptions/maximumQueuedSteps`` states (1,024 by default; they share what did not
+/// change): when describing falls behind dispatching (a state that changes in many places on every
+/// action, a busy machine), the dispatching thread past that bound describes the waiting steps
+/// itself before it returns, so memory stays bounded and the app slows instead. Values are
+/// redacted as the options say before they are recorded; the store's state is never changed.
+/// Redaction closures and `Mirror` run outside the recorder's lock, and must not read the recorder.
 ///
 /// One recorder can record several stores one after the other (as the Example does, a store per
 /// scenario): call ``storeOptions(_:)`` for each new store, and the page marks where each begins
 /// with a step named `store #2`, whose diff is the new store's initial state.
 public final class InspectorRecorder<State: Sendable>: Sendable {
-    let storage: LockedValue<InspectorStorage<State>>
+    let storage: InspectorQueue<State>
     private let options: InspectorOptions<State>
     private let origin: ContinuousClock.Instant
 
     /// The middleware to install, last in the store's list. It passes each action on unchanged,
-    /// then records it with the state it produced.
+    /// then queues it with the state it produced, to be described off the dispatching thread.
     public let middleware: Middleware<State>
 
     /// The event observer to install, as ``StoreOptions/onEvent`` or with `Store.observeEvents(_:)`:
@@ -42,48 +54,27 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
 
     /// Creates a recorder; recorded times count from this moment.
     /// - Parameter options: what to redact, and the bounds.
-    public init(options: InspectorOptions<State> = InspectorOptions()) {
-        let storage = LockedValue(InspectorStorage<State>(options: options))
+    public convenience init(options: InspectorOptions<State> = InspectorOptions()) {
+        self.init(options: options, processInBackground: true)
+    }
+
+    /// - Parameter processInBackground: whether a worker describes queued steps as they come
+    ///   (`false`: only when the recording is read, so tests can see the queue's bound at work and
+    ///   the Benchmarks can time the dispatching thread with no worker beside it).
+    package init(options: InspectorOptions<State>, processInBackground: Bool) {
         let origin = ContinuousClock.now
         let describer = Describer(options: options.limits)
+        let storage = InspectorQueue<State>(options: options, background: processInBackground)
         self.storage = storage
         self.options = options
         self.origin = origin
         self.middleware = Middleware { action, context, next in
-            let (isFirst, storeChanged) = storage.withLock { ($0.previous == nil, $0.storeChanged) }
-            if isFirst {
-                let initial = options.redacted(context.state)
-                let tree = describer.describe(initial, depth: 0)
-                storage.withLock { $0.start(initial, tree) }
-            } else if storeChanged {
-                // Another store: a step from the last store's state to this one's.
-                let time = origin.duration(to: .now)
-                let initial = options.redacted(context.state)
-                if let previous = storage.withLock({ $0.previous }) {
-                    let patch = PatchBuilder(describer: describer).patch(from: previous, to: initial)
-                    storage.withLock { storage in
-                        let step = InspectorStep(
-                            number: 0, time: time, actionType: "store #\(storage.store)",
-                            action: .structure(type: "store #\(storage.store)", fields: []), patch: patch, origin: nil,
-                            store: max(storage.store, 1), startsStore: true)
-                        storage.append(step, state: initial)
-                    }
-                }
-            }
+            let before = context.state
             next(action)
             let time = origin.duration(to: .now)
             let from = SyncOrigin.current
-            let recorded = options.actionRedaction?(action) ?? action
-            let actionTree = describer.describe(recorded, depth: 0)
-            let state = options.redacted(context.state)
-            guard let previous = storage.withLock({ $0.previous }) else { return }
-            let patch = PatchBuilder(describer: describer).patch(from: previous, to: state)
-            storage.withLock { storage in
-                let step = InspectorStep(
-                    number: 0, time: time, actionType: String(describing: type(of: recorded)), action: actionTree,
-                    patch: patch, origin: from, store: max(storage.store, 1), startsStore: false)
-                storage.append(step, state: state)
-            }
+            let after = context.state
+            storage.enqueue(action: action, before: before, after: after, time: time, origin: from)
         }
         self.onEvent = { event in
             let time = origin.duration(to: .now)
@@ -111,12 +102,15 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
         return options
     }
 
-    /// What was recorded so far.
+    /// What was recorded so far: every step queued before this call is described first (on this
+    /// thread, or by the worker if it is already at it), so none is missing.
     public var recording: InspectorRecording {
-        storage.withLock { $0.snapshot() }
+        storage.drainQueued()
+        return storage.withLock { $0.snapshot() }
     }
 
-    /// Writes ``recording`` as one self-contained HTML page (see ``InspectorRecording/html(title:)``).
+    /// Writes ``recording`` as one self-contained HTML page (see ``InspectorRecording/html(title:)``):
+    /// every step queued before the call is in it.
     /// - Parameters:
     ///   - url: the file to write; replaced if it exists.
     ///   - title: the page's title.
@@ -124,9 +118,117 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
         try recording.writeHTML(to: url, title: title)
     }
 
-    /// Forgets everything recorded; the next action starts a new recording from the state then.
+    /// Forgets everything recorded (and queued); the next action starts a new recording from the
+    /// state then.
     public func clear() {
-        storage.withLock { $0 = InspectorStorage(options: options, stepObserver: $0.stepObserver) }
+        storage.withLock {
+            $0 = InspectorStorage(options: options, epoch: $0.epoch &+ 1, stepObserver: $0.stepObserver)
+        }
+    }
+}
+
+/// A step as the dispatching thread leaves it: the values kept, nothing described.
+struct PendingStep<State: Sendable>: Sendable {
+    let number: Int
+    let time: Duration
+    /// `nil` for the step that marks where another store begins.
+    let action: (any Action)?
+    /// The state after the action (or the new store's initial state), not redacted.
+    let state: State
+    let origin: SyncOrigin?
+    let store: Int
+}
+
+/// The recorder's storage behind a pthread lock, with a condition to wait for the one thread that
+/// describes queued steps at a time (the worker, or a reader of the recording).
+// Why this is safe to share: `value` is read and written only under `lock` (in `withLock`, and in
+// `drain`, which releases the lock around the work it took out of `value` and owns meanwhile);
+// `lock` and `condition` are made to be used from several threads.
+final class InspectorQueue<State: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private let condition = Condition()
+    private var value: InspectorStorage<State>
+    private let options: InspectorOptions<State>
+    private let describer: Describer
+    private let background: Bool
+    private let maximumQueued: Int
+
+    init(options: InspectorOptions<State>, background: Bool) {
+        value = InspectorStorage(options: options)
+        self.options = options
+        describer = Describer(options: options.limits)
+        self.background = background
+        maximumQueued = max(1, min(options.maximumQueuedSteps, options.maximumSteps))
+    }
+
+    func withLock<T>(_ body: (inout InspectorStorage<State>) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    /// On the dispatching thread: queues the step (and the initial state or a new store's step
+    /// before it, when due); starts the worker if none is on its way. Constant time, unless more
+    /// than `maximumQueuedSteps` wait: then this thread describes them (or waits for the worker
+    /// that is at it), so the queue's memory stays bounded.
+    func enqueue(action: any Action, before: State, after: State, time: Duration, origin: SyncOrigin?) {
+        lock.lock()
+        value.enqueue(action: action, before: before, after: after, time: time, origin: origin)
+        let start = background && !value.workerScheduled
+        if start { value.workerScheduled = true }
+        let full = value.queued > maximumQueued
+        lock.unlock()
+        if start {
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(1)) { [self] in
+                drain(.worker)
+            }
+        }
+        if full { drain(.overflow) }
+    }
+
+    /// Describes every step queued before this call (waiting for the worker if it is at it).
+    func drainQueued() {
+        let target = withLock { $0.enqueued }
+        drain(.through(target))
+    }
+
+    enum Until {
+        /// Until step `number` is described: a reader.
+        case through(Int)
+        /// Until the queue is empty: the worker.
+        case worker
+        /// Until no more than `maximumQueuedSteps` wait: a dispatching thread, past the bound.
+        case overflow
+    }
+
+    /// Describes queued steps, one batch at a time, until `until` holds. One thread describes at a
+    /// time; the others wait.
+    private func drain(_ until: Until) {
+        lock.lock()
+        while true {
+            if value.draining {
+                condition.wait(releasing: lock)
+                continue
+            }
+            switch until {
+            case .through(let target) where value.stepCount >= target: break
+            case .overflow where value.queued <= maximumQueued: break
+            default:
+                guard var round = value.beginRound() else {
+                    if case .worker = until { value.workerScheduled = false }
+                    lock.unlock()
+                    return
+                }
+                lock.unlock()
+                round.process(options: options, describer: describer)
+                lock.lock()
+                value.land(round)
+                condition.broadcast()
+                continue
+            }
+            break
+        }
+        lock.unlock()
     }
 }
 
@@ -134,30 +236,50 @@ public final class InspectorRecorder<State: Sendable>: Sendable {
 struct InspectorStorage<State: Sendable>: Sendable {
     let maximumSteps: Int
     let maximumRuns: Int
-    /// The last recorded state, redacted: the next step's patch starts from it.
+    /// Changes on `clear()`: a batch described before it is not landed after it.
+    var epoch = 0
+    /// The last described state, redacted: the next step's patch starts from it.
     var previous: State?
     /// The state before the first step kept.
     var base: InspectorValue = .none(type: String(describing: State.self))
     var steps: [InspectorStep] = []
     var firstKept = 0
+    /// The number of the last step described (the steps queued after it are in `pending`).
     var stepCount = 0
     var runs: [UInt64: InspectorRun] = [:]
     var asyncActions: [UInt64: InspectorAsyncAction] = [:]
     var droppedRuns = 0
     var droppedAsyncActions = 0
+    /// The store being recorded, from 1, and the one of the last step.
+    var store = 0
+    var lastStepStore = 0
     /// Events recorded so far: the sequence number of the last one. Events reach the recorder in the
     /// order the store recorded them, but possibly after later steps (see `StoreEvent`), so this
     /// orders events among themselves exactly, where `at` (the step count) is only an upper bound.
     var eventCount = 0
-    /// The store being recorded, from 1, and the one of the last step.
-    var store = 0
-    var lastStepStore = 0
-    /// Told each step's number as it is appended, under the recorder's lock (see
-    /// `InspectorRecorder.observeSteps`): it must only note it and return.
+    /// Told each step's number as it is appended (as its described batch lands), under the
+    /// recorder's lock (see `InspectorRecorder.observeSteps`): it must only note it and return.
     var stepObserver: (@Sendable (_ number: Int, _ startsStore: Bool) -> Void)?
 
+    // The queue: steps the dispatching threads left, not described yet.
+    /// The number of the last step queued (described or not).
+    var enqueued = 0
+    var pending: [PendingStep<State>?] = []
+    var pendingHead = 0
+    /// The state (not redacted) before `pending[pendingHead]` and its step's number, when the steps
+    /// before it are gone (the first action: the initial state; or all dropped past the bound):
+    /// the next batch starts from it, and everything described before it is dropped.
+    var pendingBase: (number: Int, state: State)?
+    /// How many steps the batch being described adds to the kept ones when it lands: its steps,
+    /// less the kept steps it drops.
+    var inFlight = 0
+    /// The oldest kept steps to drop when the batch being described lands.
+    var dropDescribed = 0
+    var draining = false
+    var workerScheduled = false
+
     /// The next action comes from another store than the last step.
-    var storeChanged: Bool { store != lastStepStore && stepCount > 0 }
+    var storeChanged: Bool { store != lastStepStore && enqueued > 0 }
 
     mutating func newStore() {
         store += 1
@@ -167,41 +289,112 @@ struct InspectorStorage<State: Sendable>: Sendable {
     private var storeKey: UInt64 { UInt64(max(store, 1)) << 40 }
 
     init(
-        options: InspectorOptions<State>,
+        options: InspectorOptions<State>, epoch: Int = 0,
         stepObserver: (@Sendable (_ number: Int, _ startsStore: Bool) -> Void)? = nil
     ) {
         maximumSteps = max(1, options.maximumSteps)
         maximumRuns = max(1, options.maximumRuns)
+        self.epoch = epoch
         self.stepObserver = stepObserver
     }
 
-    mutating func start(_ state: State, _ tree: InspectorValue) {
-        guard previous == nil else { return }
-        previous = state
-        base = tree
+    /// Steps queued and not taken out yet.
+    var queued: Int { pending.count - pendingHead }
+
+    mutating func enqueue(action: any Action, before: State, after: State, time: Duration, origin: SyncOrigin?) {
+        if enqueued == 0 && pendingBase == nil && previous == nil {
+            pendingBase = (0, before)
+        } else if storeChanged {
+            // Another store: a step from the last store's state to this one's.
+            push(time: time, action: nil, state: before, origin: nil)
+        }
+        push(time: time, action: action, state: after, origin: origin)
     }
 
-    mutating func append(_ step: InspectorStep, state: State) {
-        stepCount += 1
+    private mutating func push(time: Duration, action: (any Action)?, state: State, origin: SyncOrigin?) {
+        enqueued += 1
         lastStepStore = store
-        var step = step
-        step.number = stepCount
-        steps.append(step)
-        previous = state
-        stepObserver?(stepCount, step.startsStore)
-        if steps.count - firstKept > maximumSteps {
-            base = steps[firstKept].patch.applied(to: base)
-            firstKept += 1
-            // Drop the dropped steps' storage now and then, not on every step.
-            if firstKept >= 1_024 && firstKept * 2 >= steps.count {
-                steps.removeFirst(firstKept)
-                firstKept = 0
+        pending.append(
+            PendingStep(
+                number: enqueued, time: time, action: action, state: state, origin: origin, store: max(store, 1)))
+        // Past the bound, the oldest step goes: a described one (when its batch lands), or else the
+        // oldest queued one, whose state becomes the one the rest start from.
+        let described = pendingBase == nil ? steps.count - firstKept + inFlight - dropDescribed : 0
+        guard described + queued > maximumSteps else { return }
+        if described > 0 {
+            dropDescribed += 1
+        } else if let oldest = pending[pendingHead] {
+            pendingBase = (oldest.number, oldest.state)
+            pending[pendingHead] = nil
+            pendingHead += 1
+            if pendingHead >= 1_024 && pendingHead * 2 >= pending.count {
+                pending.removeFirst(pendingHead)
+                pendingHead = 0
             }
         }
     }
 
+    /// The most steps one round describes: a thread that waits for the round (a reader, or a
+    /// dispatching thread past `maximumQueuedSteps`) waits for no more than this many, whatever
+    /// the priority of the thread describing them.
+    static var batchLimit: Int { 256 }
+
+    /// Takes the oldest queued steps out to be described, or `nil` when there are none.
+    mutating func beginRound() -> InspectorRound<State>? {
+        guard queued > 0 || pendingBase != nil else { return nil }
+        let end = min(pending.count, pendingHead + Self.batchLimit)
+        let batch = pending[pendingHead..<end].compactMap { $0 }
+        if end == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+        } else {
+            for index in pendingHead..<end { pending[index] = nil }
+            pendingHead = end
+        }
+        let start = pendingBase
+        pendingBase = nil
+        // Dropped steps' patches move the base on; those dropped from this batch are applied to it
+        // as it is described.
+        let drops = start == nil ? dropDescribed : 0
+        dropDescribed = 0
+        let fromKept = min(drops, steps.count - firstKept)
+        let round = InspectorRound(
+            epoch: epoch, batch: batch, start: start, previous: previous, through: stepCount, base: base,
+            dropping: Array(steps[firstKept..<(firstKept + fromKept)]), dropsFromBatch: drops - fromKept)
+        base = .redacted  // the round owns it until it lands
+        inFlight = batch.count - drops
+        draining = true
+        return round
+    }
+
+    /// Keeps what a round described.
+    mutating func land(_ round: InspectorRound<State>) {
+        guard round.epoch == epoch else { return }  // cleared meanwhile
+        draining = false
+        inFlight = 0
+        if round.start != nil {
+            steps = []
+            firstKept = 0
+        }
+        firstKept += round.dropping.count
+        base = round.base
+        previous = round.previous
+        for step in round.described { append(step) }
+        stepCount = round.through
+        if firstKept >= 1_024 && firstKept * 2 >= steps.count {
+            // Drop the dropped steps' storage now and then, not on every step.
+            steps.removeFirst(firstKept)
+            firstKept = 0
+        }
+    }
+
+    mutating func append(_ step: InspectorStep) {
+        steps.append(step)
+        stepObserver?(step.number, step.startsStore)
+    }
+
     mutating func record(_ record: InspectorEventRecord) {
-        let at = stepCount
+        let at = enqueued
         let store = max(self.store, 1)
         eventCount += 1
         let seq = eventCount
@@ -265,6 +458,77 @@ struct InspectorStorage<State: Sendable>: Sendable {
             runs: runs.values.sorted { ($0.store, $0.id) < ($1.store, $1.id) },
             asyncActions: asyncActions.values.sorted { ($0.store, $0.id) < ($1.store, $1.id) },
             droppedRuns: droppedRuns, droppedAsyncActions: droppedAsyncActions)
+    }
+}
+
+/// One batch of queued steps, described outside the lock by the one thread that took it.
+struct InspectorRound<State: Sendable> {
+    let epoch: Int
+    let batch: [PendingStep<State>]
+    let start: (number: Int, state: State)?
+    /// The redacted state before the batch, then after it.
+    var previous: State?
+    /// The number of the last step described, then of the batch's last.
+    var through: Int
+    /// The state before the first step kept, then after the drops.
+    var base: InspectorValue
+    /// Kept steps dropped now: their patches move the base on.
+    let dropping: [InspectorStep]
+    /// How many of the batch's first steps are dropped as soon as they are described.
+    var dropsFromBatch: Int
+    var described: [InspectorStep] = []
+
+    init(
+        epoch: Int, batch: [PendingStep<State>], start: (number: Int, state: State)?, previous: State?,
+        through: Int, base: InspectorValue, dropping: [InspectorStep], dropsFromBatch: Int
+    ) {
+        self.epoch = epoch
+        self.batch = batch
+        self.start = start
+        self.previous = previous
+        self.through = through
+        self.base = base
+        self.dropping = dropping
+        self.dropsFromBatch = dropsFromBatch
+    }
+
+    /// Redacts, describes and diffs the batch: user code (redaction, `Mirror`, `==`) runs here.
+    mutating func process(options: InspectorOptions<State>, describer: Describer) {
+        if let start {
+            let state = options.redacted(start.state)
+            base = describer.describe(state, depth: 0)
+            previous = state
+            through = start.number
+        }
+        for step in dropping { base = step.patch.applied(to: base) }
+        let builder = PatchBuilder(describer: describer)
+        described.reserveCapacity(batch.count)
+        for pending in batch {
+            let state = options.redacted(pending.state)
+            let patch = previous.map { builder.patch(from: $0, to: state) } ?? InspectorPatch(edits: [])
+            let step: InspectorStep
+            if let action = pending.action {
+                let recorded = options.actionRedaction?(action) ?? action
+                step = InspectorStep(
+                    number: pending.number, time: pending.time, actionType: String(describing: type(of: recorded)),
+                    action: describer.describe(recorded, depth: 0), patch: patch, origin: pending.origin,
+                    store: pending.store, startsStore: false)
+            } else {
+                let name = "store #\(pending.store)"
+                step = InspectorStep(
+                    number: pending.number, time: pending.time, actionType: name,
+                    action: .structure(type: name, fields: []), patch: patch, origin: nil, store: pending.store,
+                    startsStore: true)
+            }
+            previous = state
+            through = pending.number
+            if dropsFromBatch > 0 {
+                base = patch.applied(to: base)
+                dropsFromBatch -= 1
+            } else {
+                described.append(step)
+            }
+        }
     }
 }
 

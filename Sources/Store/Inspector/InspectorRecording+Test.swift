@@ -43,6 +43,15 @@ extension InspectorRecording {
         named name: String = "replaysTheRecording", reducer: String = "appReducer", initialState: String? = nil,
         graph: (_ run: Int, _ nodes: [String]) -> String? = { _, _ in nil }
     ) -> String {
+        generatedTest(named: name, reducer: reducer, initialState: initialState, graph: graph, limit: .max) ?? ""
+    }
+
+    /// ``generatedTest(named:reducer:initialState:graph:)``, or `nil` as soon as it passes `limit`
+    /// bytes (the page's Test tab stops there instead of writing a test it would not show).
+    func generatedTest(
+        named name: String = "replaysTheRecording", reducer: String = "appReducer", initialState: String? = nil,
+        graph: (_ run: Int, _ nodes: [String]) -> String? = { _, _ in nil }, limit: Int
+    ) -> String? {
         let literals = GeneratedTestLiterals(self)
         let schedule = GeneratedTestSchedule(self)
         var lines = [
@@ -69,7 +78,12 @@ extension InspectorRecording {
         }
         let graphs = runs.map { run in graph(Int(run.id), run.nodes.map(\.label)) }
 
+        var size = lines.reduce(0) { $0 + $1.utf8.count + 1 }
+        var counted = lines.count
         for item in schedule.items {
+            for line in lines[counted...] { size += line.utf8.count + 1 }
+            counted = lines.count
+            if size > limit { return nil }
             switch item {
             case .step(let index):
                 lines += stepLines(steps[index], changes[index], literals)

@@ -84,12 +84,12 @@ public struct InspectorRecording: Sendable {
                 json.array(asyncActions) { json, action in Self.write(action, into: &json) }
             }
             page.field("test") { json in
-                let test = generatedTest()
+                // Past 1 MB the Test tab says how to generate it from Swift; writing stops there.
+                let test = generatedTest(limit: 1 << 20).flatMap { $0.utf8.count <= 1 << 20 ? $0 : nil }
                 json.string(
-                    test.utf8.count <= 1 << 20
-                        ? test
-                        : "// The generated test is larger than 1 MB: generate it from Swift with "
-                            + "recording.generatedTest(named:reducer:initialState:graph:).")
+                    test
+                        ?? "// The generated test is larger than 1 MB: generate it from Swift with "
+                        + "recording.generatedTest(named:reducer:initialState:graph:).")
             }
         }
         return json.text
@@ -219,45 +219,73 @@ public struct InspectorRecording: Sendable {
     /// before the first step as `committedState` (and as the `@@INIT` action's state). States are
     /// plain JSON: structures as objects, collections as arrays.
     ///
-    /// It holds every state in full, so it grows with steps times state size.
+    /// It holds every state in full, so it grows with steps times state size: for a large
+    /// recording, ``writeReduxDevToolsJSON(to:)`` writes the same text to a file a state at a time.
     public func reduxDevToolsJSON() -> String {
-        let states = self.states
-        var json = JSONText()
-        json.object { lifted in
-            lifted.field("actionsById") { json in
-                json.object { actions in
-                    actions.field("0") { json in
-                        json.object { entry in
-                            entry.field("type") { $0.string("PERFORM_ACTION") }
-                            entry.field("action") { $0.raw("{\"type\":\"@@INIT\"}") }
-                            entry.field("timestamp") { $0.number(0) }
-                        }
-                    }
-                    for (offset, step) in steps.enumerated() {
-                        actions.field(String(offset + 1)) { json in
-                            json.object { entry in
-                                entry.field("type") { $0.string("PERFORM_ACTION") }
-                                entry.field("action") { json in Self.writeDevToolsAction(step, into: &json) }
-                                entry.field("timestamp") { $0.milliseconds(step.time) }
-                            }
-                        }
-                    }
-                }
-            }
-            lifted.field("computedStates") { json in
-                json.array(states) { json, state in
-                    json.object { entry in entry.field("state") { $0.plain(state) } }
-                }
-            }
-            lifted.field("committedState") { $0.plain(base) }
-            lifted.field("currentStateIndex") { $0.number(steps.count) }
-            lifted.field("nextActionId") { $0.number(steps.count + 1) }
-            lifted.field("skippedActionIds") { $0.raw("[]") }
-            lifted.field("stagedActionIds") { $0.array(0...steps.count) { $0.number($1) } }
-            lifted.field("isLocked") { $0.raw("false") }
-            lifted.field("isPaused") { $0.raw("false") }
+        var text = ""
+        writeDevTools { text += $0 }
+        return text
+    }
+
+    /// Writes ``reduxDevToolsJSON()`` to `url` (replacing what is there) one state at a time, so
+    /// that memory holds one state's text, not the whole export: what the page's export button
+    /// points to when the file would be too large for a browser.
+    public func writeReduxDevToolsJSON(to url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
-        return json.text
+        let file = try FileHandle(forWritingTo: url)
+        defer { try? file.close() }
+        var failure: (any Error)?
+        writeDevTools { part in
+            guard failure == nil else { return }
+            do { try file.write(contentsOf: Data(part.utf8)) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The lifted state in parts, in order: the actions, then each state, then the rest.
+    private func writeDevTools(_ write: (String) -> Void) {
+        var head = JSONText()
+        head.raw("{\"actionsById\":")
+        head.object { actions in
+            actions.field("0") { json in
+                json.object { entry in
+                    entry.field("type") { $0.string("PERFORM_ACTION") }
+                    entry.field("action") { $0.raw("{\"type\":\"@@INIT\"}") }
+                    entry.field("timestamp") { $0.number(0) }
+                }
+            }
+            for (offset, step) in steps.enumerated() {
+                actions.field(String(offset + 1)) { json in
+                    json.object { entry in
+                        entry.field("type") { $0.string("PERFORM_ACTION") }
+                        entry.field("action") { json in Self.writeDevToolsAction(step, into: &json) }
+                        entry.field("timestamp") { $0.milliseconds(step.time) }
+                    }
+                }
+            }
+        }
+        head.raw(",\"computedStates\":[")
+        write(head.text)
+        var state = base
+        for index in 0...steps.count {
+            if index > 0 { state = steps[index - 1].patch.applied(to: state) }
+            var json = JSONText()
+            if index > 0 { json.raw(",") }
+            json.object { entry in entry.field("state") { $0.plain(state) } }
+            write(json.text)
+        }
+        var tail = JSONText()
+        tail.raw("],")
+        tail.string("committedState")
+        tail.raw(":")
+        tail.plain(base)
+        tail.raw(",\"currentStateIndex\":\(steps.count),\"nextActionId\":\(steps.count + 1)")
+        tail.raw(",\"skippedActionIds\":[],\"stagedActionIds\":")
+        tail.array(0...steps.count) { $0.number($1) }
+        tail.raw(",\"isLocked\":false,\"isPaused\":false}")
+        write(tail.text)
     }
 
     private static func writeDevToolsAction(_ step: InspectorStep, into json: inout JSONText) {

@@ -259,7 +259,8 @@ struct Describer: Sendable {
 
 /// Swift source text for literals: what a generated test writes.
 enum SwiftLiteral {
-    /// `text` as a Swift string literal, every character that could end or bend it escaped.
+    /// `text` as a Swift string literal, every character that could end or bend it escaped, and every
+    /// character ``UntrustedText`` shows escaped written as `\u{XX}`.
     static func string(_ text: String) -> String {
         if !text.unicodeScalars.contains(where: needsEscape) { return "\"" + text + "\"" }
         var out = "\""
@@ -272,10 +273,7 @@ enum SwiftLiteral {
             case "\t": out += "\\t"
             case "\0": out += "\\0"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value)
-                    || (0x200E...0x200F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-                    || (0x2066...0x2069).contains(scalar.value)
-                {
+                if UntrustedText.mustEscape(scalar) {
                     out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -286,8 +284,6 @@ enum SwiftLiteral {
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
-            || (0x2028...0x2029).contains(scalar.value) || (0x200E...0x200F).contains(scalar.value)
-            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+        scalar == "\"" || scalar == "\\" || UntrustedText.mustEscape(scalar)
     }
 }

@@ -1,19 +1,42 @@
-extension GraphReport {
-    /// `text` on one line, for the text table and the pictures: a line feed shows as `\n`, a carriage
-    /// return as `\r`, a tab as `\t`, and every other control character (C0, DEL, C1, and the Unicode
-    /// line and paragraph separators) as `\u{XX}`. Everything else, backslashes included, is kept as
-    /// written, so `C:\Net` reads `C:\Net`.
-    static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+/// Text from users (labels, errors, recorded strings) as a person can trust it: every character
+/// that is invisible, changes the direction of the text around it, or breaks a line is shown as an
+/// escape (`\u{202E}`), so "invoice\u{202E}fdp.exe" cannot pose as "invoiceexe.pdf". The one
+/// authority for which characters those are: the pictures (``GraphReport/oneLine(_:)``), the
+/// generated Swift and the inspector page (its `displayText`, built from ``javaScriptClass``) all
+/// escape this set.
+enum UntrustedText {
+    /// Invisible characters that are not in a category the set names: the combining grapheme joiner,
+    /// Hangul fillers, Khmer inherent vowels and the halfwidth Hangul filler.
+    static let invisible: [UInt32] = [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0]
+
+    /// Whether `scalar` is shown escaped: a control character (C0, DEL, C1), a line or paragraph
+    /// separator (U+2028, U+2029), a format character (Unicode category Cf: the bidi controls
+    /// U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, the zero-width U+200B-U+200D, U+2060,
+    /// U+FEFF, the soft hyphen, tags...), or one of ``invisible``.
+    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) { return true }
+        if scalar.isASCII { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return invisible.contains(scalar.value)
+        }
+    }
+
+    /// `text` with each character of ``mustEscape(_:)`` written as `\u{XX}` (upper-case hex), and
+    /// line feeds, carriage returns and tabs as `\n`, `\r`, `\t` (kept as they are when
+    /// `keepingLines`, for multi-line text such as code). Everything else is kept as written.
+    static func escaped(_ text: String, keepingLines: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: mustEscape) else { return text }
         var line = ""
         line.reserveCapacity(text.utf8.count + 8)
         for scalar in text.unicodeScalars {
             switch scalar {
+            case "\n" where keepingLines, "\t" where keepingLines: line.unicodeScalars.append(scalar)
             case "\n": line += "\\n"
             case "\r": line += "\\r"
             case "\t": line += "\\t"
             default:
-                if isControl(scalar) {
+                if mustEscape(scalar) {
                     line += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
                 } else {
                     line.unicodeScalars.append(scalar)
@@ -23,11 +46,22 @@ extension GraphReport {
         return line
     }
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: true
-        default: false
-        }
+    /// The same set as a JavaScript regular expression character class (for a `u`-flagged
+    /// expression): what the inspector page's `displayText` escapes.
+    static var javaScriptClass: String {
+        "[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}"
+            + invisible.map { "\\u{" + String($0, radix: 16, uppercase: true) + "}" }.joined() + "]"
+    }
+}
+
+extension GraphReport {
+    /// `text` on one line, for the text table and the pictures: a line feed shows as `\n`, a carriage
+    /// return as `\r`, a tab as `\t`, and every other character that ``UntrustedText`` escapes
+    /// (controls, line and paragraph separators, bidi controls, zero-width and other invisible
+    /// characters) as `\u{XX}`. Everything else, backslashes included, is kept as written, so
+    /// `C:\Net` reads `C:\Net`.
+    static func oneLine(_ text: String) -> String {
+        UntrustedText.escaped(text)
     }
 
     /// `text` for a quoted DOT `label`, so that Graphviz shows it as written (after ``oneLine(_:)``).
