@@ -153,26 +153,13 @@ final class LiveSession<State: Sendable>: LiveBackend {
         }
     }
 
-    /// `{"error": message}`, with the message escaped as a JSON string.
+    /// `{"error": message}`, with the message escaped as a JSON string (the inspector's one writer).
     static func error(_ message: String) -> String {
-        var out = "{\"error\":\""
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "<": out += "\\u003c"
-            case ">": out += "\\u003e"
-            case "&": out += "\\u0026"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\"}"
+        var json = JSONText()
+        json.raw("{\"error\":")
+        json.string(message)
+        json.raw("}")
+        return json.text
     }
 }
 

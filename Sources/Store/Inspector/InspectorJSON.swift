@@ -2,21 +2,21 @@
 /// requires, `<`, `>`, `&`, U+2028 and U+2029 are written as `\u` escapes, so no value can close
 /// the element (`</script>`), open a comment (`<!--`) or end a JavaScript line. JSON allows those
 /// characters only inside strings, so escaping them there escapes them everywhere.
-struct JSONText {
+package struct JSONText {
     /// The text as UTF-8: appending bytes is what writing megabytes of escaped strings costs least.
     private var bytes: [UInt8] = []
 
-    init() {
+    package init() {
         bytes.reserveCapacity(1 << 16)
     }
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    mutating func raw(_ literal: String) {
+    package mutating func raw(_ literal: String) {
         bytes.append(contentsOf: literal.utf8)
     }
 
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         // Runs of bytes that need no escape are appended whole; every cut is at an ASCII byte or at
         // the lead byte of U+2028/U+2029, so each run is whole characters' scalars.
