@@ -59,7 +59,7 @@ import Testing
         let (bytes, starts) = try file()
         for cut in 0..<starts[0] {
             let contents = try JournalFileFormat.read(Array(bytes[..<cut]), path: "p")
-            guard case .tornHeader(let diagnostic) = contents else {
+            guard case .nothingAcknowledged(let diagnostic) = contents else {
                 Issue.record("cut at \(cut): \(contents)")
                 continue
             }
@@ -90,6 +90,42 @@ import Testing
                 }
                 #expect(read == Array(records.dropLast()) + [.runFinished])
             }
+        }
+    }
+
+    @Test(
+        "through the journal: a file cut inside its first record (never acknowledged) is removed with a diagnostic, and its run id is free"
+    )
+    func tornFirstRecordFreesTheRunID() throws {
+        let (bytes, starts) = try file()
+        // From the header's end (no record at all) to one byte short of the first record's end.
+        for cut in stride(from: starts[0], to: starts[1], by: 3) {
+            try withJournalFolder { folder in
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Data(bytes[..<cut]).write(to: URL(fileURLWithPath: runFile("post-42", in: folder)))
+                let journal = try FileRunJournal(folder: folder)
+                let contents = try journal.loadUnfinishedRuns()
+                #expect(contents.runs.isEmpty, "cut at \(cut)")
+                #expect(contents.failures.isEmpty, "cut at \(cut)")
+                #expect(contents.diagnostics.count == 1, "cut at \(cut)")
+                #expect(contents.diagnostics.first?.path == runFile("post-42", in: folder))
+                #expect(!FileManager.default.fileExists(atPath: runFile("post-42", in: folder)), "cut at \(cut)")
+                // The id is free: a new run under it starts a clean file.
+                try journal.append(records[0], to: "post-42")
+                #expect(try journal.loadUnfinishedRuns().runs == [JournalRun(runID: "post-42", records: [records[0]])])
+            }
+        }
+    }
+
+    @Test("through the journal: appending to a file cut inside its first record starts the file again")
+    func appendAfterATornFirstRecord() throws {
+        let (bytes, starts) = try file()
+        try withJournalFolder { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(bytes[..<(starts[0] + 5)]).write(to: URL(fileURLWithPath: runFile("post-42", in: folder)))
+            let journal = try FileRunJournal(folder: folder)
+            try journal.append(records[0], to: "post-42")
+            #expect(try journal.loadUnfinishedRuns().runs == [JournalRun(runID: "post-42", records: [records[0]])])
         }
     }
 

@@ -21,7 +21,8 @@ import Foundation
 ///   readable and the next append starts clean.
 /// - **Torn tails.** A record cut short by a crash is dropped on reading, with a
 ///   ``JournalDiagnostic``, and cut off before the next append to that run (see
-///   ``JournalContents``); damage with records after it is a
+///   ``JournalContents``). A run's file cut inside its header or its first record holds nothing
+///   that was acknowledged: it is removed, with a diagnostic, and its run id is free; damage with records after it is a
 ///   ``JournalError/corruptRecord(path:offset:reason:)`` for that run only.
 /// - **One journal per folder.** The folder's `.lock` file is locked (`flock`, exclusive) until
 ///   ``close()`` or, without it, until the journal is deinitialized: a second journal on the same
@@ -180,8 +181,9 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         }
     }
 
-    /// Every unfinished run with its records, ordered by run id. A file whose header was never completely written
-    /// (nothing in it was acknowledged) and the file of a run that ends with
+    /// Every unfinished run with its records, ordered by run id. A file without one whole record
+    /// (cut inside its header or its first record: its first append never returned, so nothing in it
+    /// was acknowledged) is removed with a ``JournalDiagnostic``, and the file of a run that ends with
     /// ``JournalRecord/runFinished`` (its removal was interrupted) are removed on the way.
     /// - Throws: only if the folder cannot be listed; a run that cannot be read is in
     ///   ``JournalContents/failures`` and left on disk.
@@ -201,7 +203,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
             do throws(JournalError) {
                 let bytes = try JournalPOSIX.readAll(filePath)
                 switch try JournalFileFormat.read(bytes, path: filePath) {
-                case .tornHeader(let diagnostic):
+                case .nothingAcknowledged(let diagnostic):
                     contents.diagnostics.append(diagnostic)
                     try removeLocked(name: name, path: filePath)
                 case .run(let runID, let records, let validLength, let dropped):
@@ -283,7 +285,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         if file.validLength == nil {
             let bytes = try JournalPOSIX.readAll(filePath)
             switch try JournalFileFormat.read(bytes, path: filePath) {
-            case .tornHeader:
+            case .nothingAcknowledged:
                 // Nothing in it was ever acknowledged: start the file again.
                 let header = try JournalFileFormat.header(runID: runID, path: filePath)
                 try JournalPOSIX.truncate(descriptor, to: 0, path: filePath)

@@ -6,7 +6,8 @@
 /// - Frame: the payload's byte count (u32), the payload's CRC-32C (u32), the CRC-32C of those
 ///   8 bytes (u32), then the payload (``JournalRecord``'s binary form).
 ///
-/// Reading tells a torn tail from damage. A frame is torn when it is the last thing in the file and
+/// Reading tells a torn tail from damage. A file without one whole record was never acknowledged
+/// (a run's file is created with its first record) and reads as nothing. A frame is torn when it is the last thing in the file and
 /// is cut short or fails a checksum; it is dropped with a ``JournalDiagnostic``. A damaged frame
 /// with a valid frame after it is a ``JournalError/corruptRecord(path:offset:reason:)``: records
 /// were acknowledged after it, so it cannot be dropped. A frame's own header checksum means a flipped
@@ -17,8 +18,9 @@ enum JournalFileFormat {
 
     /// What a file holds.
     enum Contents {
-        /// The header itself was never completely written: no record was ever acknowledged.
-        case tornHeader(JournalDiagnostic)
+        /// The file holds no whole record: a run's file is created with its header and first record
+        /// in one write, flushed before the append returns, so nothing in it was ever acknowledged.
+        case nothingAcknowledged(JournalDiagnostic)
         /// The run, its records, the length of the file's valid prefix, and the torn tail dropped.
         case run(runID: String, records: [JournalRecord], validLength: Int, dropped: JournalDiagnostic?)
     }
@@ -62,7 +64,7 @@ enum JournalFileFormat {
     /// Reads a whole file.
     static func read(_ bytes: [UInt8], path: String) throws(JournalError) -> Contents {
         func torn(_ reason: String) -> Contents {
-            .tornHeader(JournalDiagnostic(path: path, offset: 0, droppedBytes: bytes.count, reason: reason))
+            .nothingAcknowledged(JournalDiagnostic(path: path, offset: 0, droppedBytes: bytes.count, reason: reason))
         }
         // The magic, as far as it was written.
         let magicPrefix = min(bytes.count, magic.count)
@@ -112,11 +114,13 @@ enum JournalFileFormat {
                         path: path, offset: offset,
                         reason: "\(reason), and a valid record follows at byte \(later): damage in the middle")
                 }
+                guard !records.isEmpty else { return torn("its first record is torn: \(reason)") }
                 let dropped = JournalDiagnostic(
                     path: path, offset: offset, droppedBytes: bytes.count - offset, reason: reason)
                 return .run(runID: runID, records: records, validLength: offset, dropped: dropped)
             }
         }
+        guard !records.isEmpty else { return torn("it holds a header and no record") }
         return .run(runID: runID, records: records, validLength: offset, dropped: nil)
     }
 
