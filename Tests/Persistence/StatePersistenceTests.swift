@@ -248,6 +248,16 @@ import Testing
         }
     }
 
+    @Test("the saved state is readable by its owner only (0600), like the journal beside it")
+    func theSavedFileIsPrivate() async throws {
+        try await inTemporaryDirectory { (directory: URL) async throws in
+            let url = directory.appendingPathComponent("state.json")
+            try StatePersistence.writeAtomically(Data("secret".utf8), to: url)
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+    }
+
     @Test func aFailedWriteThrowsFromFlushAndLeavesNothingBehind() async throws {
         try await inTemporaryDirectory { (directory: URL) async throws in
             let url = directory.appendingPathComponent("missing-folder/state.json")

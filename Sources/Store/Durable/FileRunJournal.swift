@@ -93,7 +93,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         self.path = path
         try Self.createFolder(path)
         let lockPath = path + "/.lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(FileProtection.fileMode))
         guard descriptor >= 0 else {
             throw JournalPOSIX.error(errno, path: lockPath, operation: "create the lock file")
         }
@@ -254,7 +254,7 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         throws(JournalError)
     {
         let bytes = try JournalFileFormat.header(runID: runID, path: filePath) + firstFrame
-        let descriptor = open(filePath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = open(filePath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(FileProtection.fileMode))
         guard descriptor >= 0 else { throw JournalPOSIX.error(errno, path: filePath, operation: "create") }
         var created = false
         defer {
@@ -381,14 +381,9 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
 
     /// Gives `path` the strictest protection that still lets a relaunch in the background read it.
     private static func protect(_ path: String) throws(JournalError) {
-        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-            do {
-                try FileManager.default.setAttributes(
-                    [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path)
-            } catch {
-                throw .ioFailed(path: path, operation: "set the file protection", reason: "\(error)")
-            }
-        #endif
+        if let reason = FileProtection.protect(path) {
+            throw .ioFailed(path: path, operation: "set the file protection", reason: reason)
+        }
     }
 }
 

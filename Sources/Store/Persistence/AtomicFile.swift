@@ -26,8 +26,9 @@ extension StatePersistence {
     /// to disk (`F_FULLFSYNC` on Apple platforms, `fsync` elsewhere: see the table in
     /// <doc:RunsThatSurviveARelaunch>), then renames it over `url` (a rename within one directory is
     /// atomic) and flushes the folder. On failure the
-    /// temporary file is removed and `url` is left as it was. The new file has mode `0644` (less the
-    /// process's umask).
+    /// temporary file is removed and `url` is left as it was. The new file is its owner's only, like
+    /// the durable journal: mode `0600`, and on iOS, tvOS, watchOS and visionOS the protection
+    /// `completeUntilFirstUserAuthentication` (unreadable after a restart until the first unlock).
     /// - Throws: ``PersistenceError/writeFailed(path:description:)`` with the system's reason.
     public static func writeAtomically(_ data: Data, to url: URL) throws(PersistenceError) {
         let path = url.path
@@ -37,10 +38,14 @@ extension StatePersistence {
             .writeFailed(path: path, description: "\(step): \(String(cString: strerror(code ?? errno)))")
         }
 
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(FileProtection.fileMode))
         guard descriptor >= 0 else { throw failure("cannot create a temporary file") }
         var renamed = false
         defer { if !renamed { unlink(temporary) } }
+        if let reason = FileProtection.protect(temporary) {
+            close(descriptor)
+            throw .writeFailed(path: path, description: "cannot set the file protection: \(reason)")
+        }
 
         let written = data.withUnsafeBytes { buffer -> Bool in
             var offset = 0
