@@ -143,6 +143,18 @@ public final class FileRunJournal: RunJournal, @unchecked Sendable {
         Self.release(descriptor)
     }
 
+    /// Runs `body` while this journal holds the folder's lock, and no other call of the journal is
+    /// under way: how ``DurableLaunch`` saves the state file under the journal's lock, so that a
+    /// process that has not taken the lock never writes it, and no save lands after ``close()``.
+    /// - Throws: ``JournalError/notWritable(path:reason:)`` without calling `body` once the journal
+    ///   was closed; otherwise what `body` throws.
+    package func whileHoldingFolder<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        try checkOpenLocked()
+        return try body()
+    }
+
     /// Unlocks the lock file, then closes it. Closing alone is not enough: a `flock` belongs to the
     /// open file, which a child process that another thread is spawning at that moment shares until
     /// it execs (close-on-exec closes it only then); unlocking releases it for every copy.
