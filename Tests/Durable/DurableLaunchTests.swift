@@ -93,7 +93,9 @@ private struct AppFolder {
         try await body(AppFolder(root: root))
     }
 
-    func launch(server: Server, lockWait: Duration = .zero) async throws(DurableLaunchError) -> DurableLaunch<PostsState> {
+    func launch(server: Server, lockWait: Duration = .zero) async throws(DurableLaunchError) -> DurableLaunch<
+        PostsState
+    > {
         try await DurableLaunch.open(
             journalFolder: journal, stateURL: state, default: PostsState(), reducer: postsReducer,
             saveDebounce: .milliseconds(5), lockWait: lockWait
@@ -133,7 +135,8 @@ private struct AppFolder {
     }
 
     @Test(
-        "two launches at once: the second waits for the first's lock and restores the state it saved, so no run is lost")
+        "two launches at once: the second waits for the first's lock and restores the state it saved, so no run is lost"
+    )
     func twoLaunchesAtOnce() async throws {
         try await AppFolder.with { folder in
             let server = Server()
@@ -146,7 +149,8 @@ private struct AppFolder {
                     events.withLock { $0.append("second launched") }
                     return launch
                 }
-                let run = try await first.runs.start("publish", runID: "post-0", parameters: PostParameters(run: "post-0"))
+                let run = try await first.runs.start(
+                    "publish", runID: "post-0", parameters: PostParameters(run: "post-0"))
                 await run.wait()
                 events.withLock { $0.append("first closes") }
                 try await first.close()
@@ -157,11 +161,13 @@ private struct AppFolder {
                 #expect(launch.report.resumed.isEmpty && launch.report.notResumed.isEmpty)
                 #expect(try launch.journal.loadUnfinishedRuns().runs.isEmpty)
                 // The second launch's own work lands on top of the first's, and both are saved.
-                let own = try await launch.runs.start("publish", runID: "post-1", parameters: PostParameters(run: "post-1"))
+                let own = try await launch.runs.start(
+                    "publish", runID: "post-1", parameters: PostParameters(run: "post-1"))
                 await own.wait()
                 try await launch.close()
                 #expect(try folder.saved().posted == ["post-0", "post-1"])
-                #expect(server.calls.withLock { $0.filter { $0.hasPrefix("post ") } } == ["post post-0", "post post-1"])
+                #expect(
+                    server.calls.withLock { $0.filter { $0.hasPrefix("post ") } } == ["post post-0", "post post-1"])
             }
         }
     }
@@ -270,7 +276,8 @@ private struct AppFolder {
                         return graph
                     }
                 }
-                let run = try await first.runs.start("publish", runID: "post-0", parameters: PostParameters(run: "post-0"))
+                let run = try await first.runs.start(
+                    "publish", runID: "post-0", parameters: PostParameters(run: "post-0"))
                 for await _ in postingStarted { break }
                 try await first.close()
                 release.yield()
@@ -281,7 +288,9 @@ private struct AppFolder {
                 #expect(second.report.resumed.first?.inDoubt == ["post"], "started, its end never journaled")
                 await second.report.run("post-0")?.wait()
                 try await second.close()
-                #expect(server.calls.withLock { $0 } == ["upload post-0"], "the upload is not repeated, the post is in doubt")
+                #expect(
+                    server.calls.withLock { $0 } == ["upload post-0"],
+                    "the upload is not repeated, the post is in doubt")
             }
         }
     }
