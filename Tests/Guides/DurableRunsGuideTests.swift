@@ -95,48 +95,119 @@ struct DurableRunsGuideTests {
     let draft = PostDraft(photo: "p.jpg", text: "hello")
     func registerBuilders(_ durable: DurableRuns<AppState>) { DurableRunsGuide.registerBuilders(durable) }
 
-    @Test("Durable runs guide: declare, start, then resume on the next launch with the saved state")
-    func declareStartAndResume() async throws {
-        try await DurableRunsGuide.inTemporaryDirectory { directory in
-            let journalFolder = directory.appendingPathComponent("journal")
-            let stateURL = directory.appendingPathComponent("state.json")
-            try await withDeadline(10, "the guide's durable run") {
-                let store = Store(initialState: AppState(), reducer: appReducer)
-                let journal = try FileRunJournal(folder: journalFolder)
-                let durable = DurableRuns(store: store, journal: journal)
-                durable.register("publishPost", parameters: PostDraft.self) { draft in
-                    var graph = ActionGraph<AppState>()
-                    let upload = graph.run(UploadPhoto(photo: draft.photo))
-                    graph.setLabel("upload", for: upload)
-                    graph.setDurable(upload, inDoubt: .rerunWithSameKey)  // the CDN deduplicates by key
-                    let post = graph.run(after: upload) { url in CreatePost(url: url, text: draft.text) }
-                    graph.setLabel("post", for: post)
-                    graph.setDurable(post, inDoubt: .failInDoubt)  // never post twice
-                    graph.setFallback(for: post) { error in PostFailed(reason: "\(error)") }
-                    graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
-                    return graph
+    @Test("Durable runs guide: launch in the safe order, start a run, then launch again and find nothing to resume")
+    func launchStartAndRelaunch() async throws {
+        try await DurableRunsGuide.inTemporaryDirectory { support in
+            try await withDeadline(10, "the guide's launch") {
+                let launch = try await DurableLaunch.open(
+                    journalFolder: support.appendingPathComponent("runs", isDirectory: true),
+                    stateURL: support.appendingPathComponent("state.json"),
+                    default: AppState(), reducer: appReducer
+                ) { durable in
+                    registerBuilders(durable)
                 }
-                let run = try await durable.start("publishPost", runID: "post-42", parameters: draft)
+                for left in launch.report.notResumed { print("not resumed: \(left.journal.runID): \(left.error)") }
+                let run = try await launch.runs.start("publishPost", runID: "post-42", parameters: draft)
                 await run.wait()
-                #expect(store.state.postID == 42)
-                // Not in the guide: the run's end is still being written when `wait()` returns, and
-                // this journal must release the folder before the "next launch" (in this process)
-                // opens it: the run's task may hold the journal a moment after `wait()` returned.
-                await durable.flush()
-                journal.close()
+                #expect(launch.store.state.postID == 42)
+                // Not in the snippet: the next launch in this process needs the folder.
+                try await launch.close()
             }
-            try await withDeadline(10, "the guide's resume") {
-                let (state, marks, _) = StatePersistence.restoreDurable(from: stateURL, default: AppState())
-                var options = StoreOptions()
-                options.durableMarks = marks
-                let store = Store(initialState: state, reducer: appReducer, options: options)
-                let persistence = StatePersistence(durableStore: store, url: stateURL)
-                let durable = DurableRuns(store: store, journal: try FileRunJournal(folder: journalFolder))
-                registerBuilders(durable)
-                let report = await durable.resumeUnfinished()
-                for left in report.notResumed { print("not resumed: \(left.journal.runID): \(left.error)") }
-                #expect(report.resumed.isEmpty, "the run finished before: nothing to resume")
-                persistence.stop()
+            try await withDeadline(10, "the guide's relaunch") {
+                let launch = try await DurableLaunch.open(
+                    journalFolder: support.appendingPathComponent("runs", isDirectory: true),
+                    stateURL: support.appendingPathComponent("state.json"),
+                    default: AppState(), reducer: appReducer
+                ) { durable in
+                    registerBuilders(durable)
+                }
+                #expect(launch.store.state.postID == 42, "restored")
+                #expect(launch.report.resumed.isEmpty, "the run finished before: nothing to resume")
+                try await launch.close()
+            }
+        }
+    }
+
+    @Test("Durable runs guide: a second launch waits for the lock, or tries later, or only reads the state")
+    func whenAnotherProcessHoldsTheJournal() async throws {
+        try await DurableRunsGuide.inTemporaryDirectory { support in
+            let journalFolder = support.appendingPathComponent("runs", isDirectory: true)
+            let stateURL = support.appendingPathComponent("state.json")
+            let banners = LockedBanners()
+            @Sendable func showBanner(_ text: String) { banners.add(text) }
+            @Sendable func startApp(with launch: DurableLaunch<AppState>) { banners.add("started") }
+            try await withDeadline(10, "the guide's second launches") {
+                let holder = try await DurableLaunch.open(
+                    journalFolder: journalFolder, stateURL: stateURL, default: AppState(), reducer: appReducer,
+                    saveDebounce: .zero
+                ) { durable in registerBuilders(durable) }
+                holder.store.dispatch(ShowPost(id: 7))
+                try await holder.flush()
+
+                // Try again later.
+                do {
+                    let launch = try await DurableLaunch.open(
+                        journalFolder: journalFolder, stateURL: stateURL, default: AppState(), reducer: appReducer
+                    ) { durable in
+                        registerBuilders(durable)
+                    }
+                    startApp(with: launch)
+                } catch DurableLaunchError.journal(.locked) {
+                    showBanner("Your posts are being sent from another window.")
+                } catch {
+                    showBanner("Your posts cannot be sent now: \(error)")
+                }
+                #expect(banners.all == ["Your posts are being sent from another window."])
+
+                // Run without durability: read the state, never save it.
+                let (state, _, _) = StatePersistence.restoreDurable(from: stateURL, default: AppState())
+                let viewer = Store(initialState: state, reducer: appReducer)  // no persistence, no journal
+                #expect(viewer.state.postID == 7)
+
+                // Wait: the holder goes while the second launch waits.
+                let waiting = Task {
+                    let launch = try await DurableLaunch.open(
+                        journalFolder: journalFolder, stateURL: stateURL, default: AppState(), reducer: appReducer,
+                        lockWait: .seconds(5)
+                    ) { durable in
+                        registerBuilders(durable)
+                    }
+                    return launch
+                }
+                try await holder.close()
+                let launch = try await waiting.value
+                #expect(launch.store.state.postID == 7)
+                try await launch.close()
+            }
+        }
+    }
+
+    @Test("Durable runs guide: a run left in the journal is logged and removed, which frees its id")
+    func damagedJournal() async throws {
+        try await DurableRunsGuide.inTemporaryDirectory { support in
+            let journalFolder = support.appendingPathComponent("runs", isDirectory: true)
+            let stateURL = support.appendingPathComponent("state.json")
+            let logged = LockedBanners()
+            @Sendable func log(_ text: String) { logged.add(text) }
+            // A run of a graph this build does not register.
+            let journal = try FileRunJournal(folder: journalFolder)
+            try journal.append(
+                .runStarted(runID: "old-1", graph: "gone", parameters: Data("{}".utf8), fingerprint: "sha256:0"),
+                to: "old-1")
+            journal.close()
+            try await withDeadline(10, "the guide's damaged journal") {
+                let launch = try await DurableLaunch.open(
+                    journalFolder: journalFolder, stateURL: stateURL, default: AppState(), reducer: appReducer
+                ) { durable in registerBuilders(durable) }
+                for left in launch.report.notResumed {
+                    log("run \(left.journal.runID) was not resumed: \(left.error)")
+                    try launch.journal.removeRun(left.journal.runID)
+                }
+                for failure in launch.report.failures { log("unreadable journal file: \(failure)") }
+                for dropped in launch.report.diagnostics { log("\(dropped)") }
+                #expect(logged.all.count == 1 && logged.all[0].hasPrefix("run old-1 was not resumed"), "\(logged.all)")
+                #expect(try launch.journal.loadUnfinishedRuns().runs.isEmpty)
+                try await launch.close()
             }
         }
     }
@@ -222,4 +293,11 @@ struct DurableRunsGuideTests {
         #expect(!String(decoding: sealed, as: UTF8.self).contains("Ada"), "sealed: the name cannot be read")
         #expect(try JSONDecoder().decode(Profile.self, from: vault.open(sealed)) == Profile(name: "Ada Lovelace"))
     }
+}
+
+/// What the guide's `showBanner` and `log` would show, for the tests to read.
+final class LockedBanners: Sendable {
+    private let lines = LockedValue<[String]>([])
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
