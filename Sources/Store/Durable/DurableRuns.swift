@@ -3,6 +3,10 @@ import Foundation
 /// Runs graphs durably in a store: each run is journaled ahead of its side effects under a run id
 /// the app chooses, so that a relaunch can tell which calls already happened.
 ///
+/// An app gets its `DurableRuns` from ``DurableLaunch``, which opens the journal, the state and
+/// this type in the one safe order; create one yourself only with a journal of your own
+/// (``RunJournal``), after restoring the state under whatever lock guards it.
+///
 /// ```swift
 /// let durable = DurableRuns(store: store, journal: try FileRunJournal(folder: journalFolder))
 /// durable.register("publishPost", parameters: PostDraft.self) { draft in

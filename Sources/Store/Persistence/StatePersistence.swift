@@ -205,6 +205,8 @@ public final class StatePersistence: Sendable {
     /// there is none or it cannot be used; never throws, never crashes, never loses a file (a file
     /// that does not decode is kept aside, as ``restore(from:default:)`` does). Pass the marks to
     /// the store as ``StoreOptions/durableMarks``, then call ``DurableRuns/resumeUnfinished()``.
+    /// ``DurableLaunch`` does all of that in the safe order: read the state only while the journal's
+    /// lock is held, or another process may save its stale state over a run it finished meanwhile.
     public static func restoreDurable<T: Decodable>(
         from url: URL, default initial: T
     ) -> (state: T, durableMarks: DurableMarks, error: PersistenceError?) {
