@@ -17,7 +17,11 @@ import Testing
     // runs: upload (at least once, same key) → post (at most once) → notify (at least once, same key),
     // each call appending an fsync'd line to a side-effect log, the state saved with its marks. The
     // soak kills it with SIGKILL at random moments (seeded, printed), launches it again, and again,
-    // then lets the last launch finish; then it checks the round against the model.
+    // then lets the last launch finish; then it checks the round against the model. Some launches
+    // (seeded too) are two processes started at once on the same folder, as an app extension or a
+    // relaunch beside a dying process would be: each has its own kill time or none, the one that
+    // gets the journal's lock works while the other waits for it (`DurableLaunch`'s `lockWait`),
+    // then the other resumes what the first left, or finds nothing left.
     //
     //     swift test --filter DurableKillSoak                                  a few dozen kills
     //     ORESREDUX_KILL_SOAK=1000 swift test --filter DurableKillSoak         at least 1,000 kills
@@ -70,13 +74,18 @@ import Testing
             counts.postsInDoubt += round.postsInDoubt
             counts.repeatedIdempotentCalls += round.repeatedIdempotentCalls
             counts.tornTails += round.tornTails
+            counts.pairs += round.pairs
+            counts.waitedForTheLock += round.waitedForTheLock
+            counts.killedBeforeTheLock += round.killedBeforeTheLock
             counts.window = round.window
         }
 
         var description: String {
             "\(counts.kills) kills in \(rounds) rounds (\(counts.launches) launches, \(counts.runs) runs), "
                 + "\(counts.postsInDoubt) posts left in doubt and not repeated, \(counts.repeatedIdempotentCalls) "
-                + "idempotent calls repeated with the same key, \(counts.tornTails) torn journal tails dropped"
+                + "idempotent calls repeated with the same key, \(counts.tornTails) torn journal tails dropped, "
+                + "\(counts.pairs) launches of two processes at once (processes that waited for the other's lock: "
+                + "\(counts.waitedForTheLock), killed before they held it: \(counts.killedBeforeTheLock))"
         }
     }
 
@@ -90,6 +99,15 @@ import Testing
             var postsInDoubt = 0
             var repeatedIdempotentCalls = 0
             var tornTails = 0
+            /// Launches of two processes at once.
+            var pairs = 0
+            /// Processes of a pair that got the lock only after waiting for it (their open took at
+            /// least 10 ms, `DurableLaunch`'s first interval between tries; an open that finds the
+            /// folder free takes about a millisecond).
+            var waitedForTheLock = 0
+            /// Processes of a pair killed before they held the lock: while waiting for it (or while
+            /// starting); they read nothing and wrote nothing.
+            var killedBeforeTheLock = 0
             /// How long the last launch that was not killed took: the next round's window for kills.
             var window = 0.0
         }
@@ -118,38 +136,73 @@ import Testing
             for _ in 0..<3 {
                 let round = try SoakRound(child: child, number: 0, runs: 4)
                 defer { round.remove() }
-                let launch = try await round.launch(killAfter: nil, what: "a reference launch")
-                longest = max(longest, launch.seconds)
+                let launch = try await round.launch(killAfter: [nil], what: "a reference launch")
+                longest = max(longest, launch[0].seconds)
             }
             return longest
         }
 
-        /// Kills `kills` launches at random moments within `window` seconds of their start, then lets
+        /// How often a launch is two processes started at once on the round's folder.
+        static let pairChance = 0.35
+
+        /// Kills `kills` processes at random moments within `window` seconds of their start, then lets
         /// one launch finish. A launch that finishes before its kill is not a kill: its time becomes the
         /// window (a relaunch has less left to do, and a loaded machine is slow), and another is drawn.
+        /// Some launches, the last one too, are two processes at once, each with its own kill time or
+        /// none (one process of the last launch has none, so the round ends). Either may get the lock
+        /// first; the other waits for it, and may be killed while it waits.
         func run(kills: Int, launchTime: Double, random: inout SplitMix64) async throws -> Summary {
             var summary = Summary(runs: runs, window: launchTime)
+            var killed: [pid_t] = []
+            var paired: [pid_t] = []
+            /// A kill time within the window.
+            func killTime(_ random: inout SplitMix64, _ window: Double) -> Double {
+                Double.random(in: 0...(window * 1.2), using: &random)
+            }
+            /// The processes of one launch: `first`, and with `pairChance` a second one started with it,
+            /// killed at a time of its own or (one time in four) not at all.
+            func processes(_ first: Double?, _ random: inout SplitMix64, _ window: Double) -> [Double?] {
+                guard Double.random(in: 0..<1, using: &random) < Self.pairChance else { return [first] }
+                let second = Int.random(in: 0..<4, using: &random) == 0 ? nil : killTime(&random, window)
+                return Bool.random(using: &random) ? [first, second] : [second, first]
+            }
+            func record(_ launch: [Launch]) {
+                summary.launches += 1
+                if launch.count > 1 {
+                    summary.pairs += 1
+                    paired += launch.map(\.pid)
+                }
+                killed += launch.filter(\.wasKilled).map(\.pid)
+                summary.kills += launch.filter(\.wasKilled).count
+            }
+
             var attempts = 0
             while summary.kills < kills {
                 attempts += 1
-                let delay = Double.random(in: 0...(summary.window * 1.2), using: &random)
-                let launch = try await launch(killAfter: delay, what: "round \(number), launch \(summary.launches + 1)")
-                summary.launches += 1
-                if launch.wasKilled {
-                    summary.kills += 1
-                } else {
-                    summary.window = launch.seconds
+                let killAfter = processes(killTime(&random, summary.window), &random, summary.window)
+                let launch = try await launch(
+                    killAfter: killAfter, what: "round \(number), launch \(summary.launches + 1)")
+                record(launch)
+                if let finished = launch.filter({ !$0.wasKilled }).map(\.seconds).min() {
+                    summary.window = finished
                     if attempts > kills * 20 { break }
                 }
             }
-            let last = try await launch(killAfter: nil, what: "round \(number), the last launch")
-            summary.launches += 1
+            let last = try await launch(
+                killAfter: processes(nil, &random, summary.window), what: "round \(number), the last launch")
+            record(last)
             // A round's first launch has every run to do: the last one's time is too short a window.
-            summary.window = max(summary.window, launchTime * 0.5, last.seconds)
+            summary.window = max(
+                summary.window, launchTime * 0.5, last.filter { !$0.wasKilled }.map(\.seconds).min() ?? 0)
             let model = try SoakLogs(folder)
             summary.postsInDoubt = model.postsInDoubt
             summary.repeatedIdempotentCalls = model.repeatedIdempotentCalls
             summary.tornTails = model.tornTails
+            summary.waitedForTheLock = paired.filter { (model.lockWaits["launch-\($0)"] ?? 0) >= 0.010 }.count
+            summary.killedBeforeTheLock =
+                paired.filter {
+                    killed.contains($0) && model.lockWaits["launch-\($0)"] == nil
+                }.count
             return summary
         }
 
@@ -171,7 +224,7 @@ import Testing
             let reference = try SoakRound(child: child, number: number, runs: runs)
             defer { reference.remove() }
             _ = try await reference.launch(
-                killAfter: nil, what: "round \(number)'s reference", failPost: logs.postsFailedInDoubt.sorted())
+                killAfter: [nil], what: "round \(number)'s reference", failPost: logs.postsFailedInDoubt.sorted())
             let state = try SoakLogs.savedState(folder)
             let expected = try SoakLogs.savedState(reference.folder)
             try #require(
@@ -179,42 +232,71 @@ import Testing
                 "\(what): the final state \(state) is that of the same graphs run without a kill, \(expected)")
         }
 
+        /// How one process of a launch ended.
         struct Launch {
+            var pid: pid_t
             var wasKilled: Bool
             var seconds: Double
         }
 
-        /// Launches the child on the round's folder, kills it after `killAfter` seconds unless it exited
-        /// first, and waits for it (off the cooperative pool, with a deadline on lack of progress).
-        func launch(killAfter: Double?, what: String, failPost: [String] = []) async throws -> Launch {
+        /// Launches one child per entry of `killAfter` on the round's folder, all at once, kills each
+        /// after its entry's seconds unless it exited first (`nil`: never), and waits for all of them
+        /// (off the cooperative pool, with a deadline on lack of progress). Each must exit 0 unless it
+        /// was killed: a child that waited for a sibling's lock resumes what the sibling left.
+        func launch(killAfter: [Double?], what: String, failPost: [String] = []) async throws -> [Launch] {
             var arguments = [child.path, folder.path, "\(runs)"]
             if !failPost.isEmpty { arguments += ["--fail-post", failPost.joined(separator: ",")] }
-            let process = try ChildProcess(arguments, output: folder.appendingPathComponent("child-output.log").path)
-            if let killAfter {
+            var processes: [ChildProcess] = []
+            do {
+                for _ in killAfter {
+                    processes.append(
+                        try ChildProcess(arguments, output: folder.appendingPathComponent("child-output.log").path))
+                }
+            } catch {
+                for process in processes { process.kill() }
+                throw error
+            }
+            let started = DispatchTime.now().uptimeNanoseconds
+            for (process, killAfter) in zip(processes, killAfter) {
+                guard let killAfter else { continue }
                 // The experiment, not a wait for work: the kill fires on a Dispatch timer.
                 DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) { process.kill() }
             }
-            let started = DispatchTime.now().uptimeNanoseconds
-            let status: ChildProcess.Status
+            let ends: [(status: ChildProcess.Status, seconds: Double)]
             do {
-                status = try await withDeadline(60, "\(what) of the soak child") {
-                    await onThread { process.waitForExit() }
+                let children = processes
+                ends = try await withDeadline(60, "\(what) of the soak child") {
+                    await withTaskGroup(of: (Int, ChildProcess.Status, Double).self) { group in
+                        for (index, process) in children.enumerated() {
+                            group.addTask {
+                                let status = await onThread { process.waitForExit() }
+                                return (index, status, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                            }
+                        }
+                        var ends = [(status: ChildProcess.Status, seconds: Double)?](
+                            repeating: nil, count: children.count)
+                        for await (index, status, seconds) in group { ends[index] = (status, seconds) }
+                        return ends.map { $0! }
+                    }
                 }
             } catch {
-                process.kill()  // ends the thread that waits for it
+                for process in processes { process.kill() }  // ends the threads that wait for them
                 throw error
             }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            switch status {
-            case .exited(0):
-                return Launch(wasKilled: false, seconds: seconds)
-            case .signalled(SIGKILL) where killAfter != nil:
-                return Launch(wasKilled: true, seconds: seconds)
-            default:
-                let output =
-                    (try? String(contentsOf: folder.appendingPathComponent("child-output.log"), encoding: .utf8))
-                Issue.record("\(what): the soak child ended with \(status): \(output ?? "(no output)")")
-                throw SoakFailure(description: "\(what): the soak child ended with \(status)")
+            return try zip(processes, zip(killAfter, ends)).map { process, launch in
+                let (killAfter, (status, seconds)) = launch
+                let which = processes.count > 1 ? "\(what) (pid \(process.pid), one of two at once)" : what
+                switch status {
+                case .exited(0):
+                    return Launch(pid: process.pid, wasKilled: false, seconds: seconds)
+                case .signalled(SIGKILL) where killAfter != nil:
+                    return Launch(pid: process.pid, wasKilled: true, seconds: seconds)
+                default:
+                    let output =
+                        (try? String(contentsOf: folder.appendingPathComponent("child-output.log"), encoding: .utf8))
+                    Issue.record("\(which): the soak child ended with \(status): \(output ?? "(no output)")")
+                    throw SoakFailure(description: "\(which): the soak child ended with \(status)")
+                }
             }
         }
     }
@@ -234,6 +316,8 @@ import Testing
 
         let calls: [Call]
         let launches: [String]
+        /// How long each launch that got the journal's lock waited for it, in seconds, by launch name.
+        let lockWaits: [String: Double]
         let state: [String: Any]
 
         init(_ folder: URL) throws {
@@ -245,6 +329,14 @@ import Testing
             }
             launches = try String(contentsOf: folder.appendingPathComponent("launches.log"), encoding: .utf8)
                 .split(separator: "\n").map(String.init)
+            lockWaits = Dictionary(
+                launches.compactMap { line in
+                    let parts = line.split(separator: " ")
+                    guard parts.count == 3, parts[1] == "locked", parts[2].hasPrefix("waited="),
+                        let seconds = Double(parts[2].dropFirst(7))
+                    else { return nil }
+                    return (String(parts[0]), seconds)
+                }, uniquingKeysWith: { first, _ in first })
             state = try Self.savedState(folder)
         }
 
@@ -306,6 +398,18 @@ import Testing
                     if calls("post").count != 1 { failures.append("\(run)'s post succeeded without one call") }
                     if calls("notify").isEmpty { failures.append("\(run)'s followers were never notified") }
                 }
+            }
+            // A launch calls only while it holds the journal's lock, which it keeps until it ends (or is
+            // killed): the calls of two processes launched at once never interleave.
+            var callers: [String] = []
+            for call in calls where call.launch != callers.last {
+                if callers.contains(call.launch) {
+                    failures.append(
+                        "\(call.launch) called \(call.run)'s \(call.node) after \(callers.last!) had called: "
+                            + "two launches held the journal at once")
+                    break
+                }
+                callers.append(call.launch)
             }
             if !launches.contains(where: { $0.hasSuffix(" finished") }) {
                 failures.append("no launch finished")

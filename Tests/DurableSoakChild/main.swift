@@ -1,19 +1,24 @@
 // The child of the durable kill soak (Tests/Durable/DurableKillSoakTests.swift): an app that
-// publishes a few posts as durable runs, saving its state with `StatePersistence(durableStore:)`.
-// The soak kills it with SIGKILL at random moments and launches it again; each launch resumes what
-// the journal holds and starts the runs that never started, and exits 0 once every run finished.
+// publishes a few posts as durable runs, launched with `DurableLaunch.open` (the journal's folder
+// locked first, then the state and its marks restored under the lock, then the runs resumed). The
+// soak kills it with SIGKILL at random moments and launches it again, sometimes two processes at
+// once on the same folder; each launch waits for the folder's lock (up to 60 s: a sibling launched
+// at the same moment holds it), resumes what the journal holds, starts the runs that never
+// started, and exits 0 once every run finished.
 //
 //     DurableSoakChild <folder> <runs> [--fail-post run-1,run-3]
 //
 // In <folder>: `journal/` (a FileRunJournal), `state.json` (the state and its marks), `effects.log`
-// (one fsync'd line per call: run id, node, launch, idempotency key) and `launches.log` (one line
-// per launch: what resume did). `--fail-post` makes the listed runs' post fail as if it were in
-// doubt, without calling it: the reference run of the model (what the graphs do without a kill,
-// given which at-most-once calls a killed launch left in doubt).
+// (one fsync'd line per call: run id, node, launch, idempotency key) and `launches.log` (lines per
+// launch: `locked waited=<s>` once it holds the lock, then what resume did, then `finished`). A
+// launch killed while it waits for the lock wrote nothing. `--fail-post` makes the listed runs'
+// post fail as if it were in doubt, without calling it: the reference run of the model (what the
+// graphs do without a kill, given which at-most-once calls a killed launch left in doubt).
 //
 // Exit codes: 0 every run finished and the journal is empty; 2 bad arguments; 3 the journal could
-// not be read or a run could not be resumed; 4 the saved state could not be read; 5 anything else.
-// Not a product: it exists for the soak only.
+// not be opened or read, or a run could not be resumed; 4 the saved state could not be read or did
+// not decode; 5 anything else; 6 the journal's folder stayed locked by another launch for the
+// whole 60 s wait. Not a product: it exists for the soak only.
 
 import Foundation
 import OresRedux
@@ -200,34 +205,43 @@ else {
 }
 let folder = URL(fileURLWithPath: arguments[1], isDirectory: true)
 let failPost = Set(arguments.count == 5 ? arguments[4].split(separator: ",").map(String.init) : [])
-let launch = "launch-\(getpid())"
-let effect = SideEffect(log: SyncedLog(folder.appendingPathComponent("effects.log").path), launch: launch)
+let launchName = "launch-\(getpid())"
+let effect = SideEffect(log: SyncedLog(folder.appendingPathComponent("effects.log").path), launch: launchName)
 let launches = SyncedLog(folder.appendingPathComponent("launches.log").path)
 
-let stateURL = folder.appendingPathComponent("state.json")
-let (restored, marks, restoreError) = StatePersistence.restoreDurable(from: stateURL, default: SoakState())
-if let restoreError, FileManager.default.fileExists(atPath: stateURL.path) {
-    fail(4, "the saved state could not be read: \(restoreError)")
-}
-var options = StoreOptions()
-options.durableMarks = marks
-let store = Store(initialState: restored, reducer: soakReducer, options: options)
-let persistence = StatePersistence(durableStore: store, url: stateURL, debounce: .milliseconds(2))
-let journal: FileRunJournal
+let opening = ContinuousClock.now
+let launch: DurableLaunch<SoakState>
 do {
-    journal = try FileRunJournal(folder: folder.appendingPathComponent("journal", isDirectory: true))
-} catch {
+    launch = try await DurableLaunch.open(
+        journalFolder: folder.appendingPathComponent("journal", isDirectory: true),
+        stateURL: folder.appendingPathComponent("state.json"), default: SoakState(), reducer: soakReducer,
+        saveDebounce: .milliseconds(2), lockWait: .seconds(60)
+    ) { durable in
+        // Under the lock, before any run resumes: when this launch got it (the soak counts the waits).
+        let waited = opening.duration(to: .now).components
+        let seconds = Double(waited.seconds) + Double(waited.attoseconds) / 1e18
+        launches.appendNow("\(launchName) locked waited=\(String(format: "%.3f", seconds))")
+        durable.register("publish", parameters: SoakParameters.self) { parameters in
+            publishGraph(parameters.run, effect: effect, failPost: failPost.contains(parameters.run))
+        }
+    }
+} catch .journal(.locked(_, let reason)) {
+    fail(6, "the journal's folder stayed locked for 60 s: \(reason)")
+} catch .journal(let error) {
     fail(3, "the journal could not be opened: \(error)")
+} catch .stateUnreadable(let error) {
+    fail(4, "the saved state could not be read: \(error)")
 }
-let durable = DurableRuns(store: store, journal: journal)
-durable.register("publish", parameters: SoakParameters.self) { parameters in
-    publishGraph(parameters.run, effect: effect, failPost: failPost.contains(parameters.run))
+if let error = launch.restoreError {
+    fail(4, "the saved state did not decode: \(error)")
 }
+let store = launch.store
+let durable = launch.runs
 
-let report = await durable.resumeUnfinished()
+let report = launch.report
 let inDoubt = report.resumed.flatMap { run in run.inDoubt.map { "\(run.runID)/\($0)" } }
 await launches.append(
-    "\(launch) resumed=\(report.resumed.count) inDoubt=\(inDoubt.joined(separator: ",")) "
+    "\(launchName) resumed=\(report.resumed.count) inDoubt=\(inDoubt.joined(separator: ",")) "
         + "tornTails=\(report.diagnostics.count) failures=\(report.failures.count) "
         + "notResumed=\(report.notResumed.count)")
 guard report.failures.isEmpty, report.notResumed.isEmpty else {
@@ -247,17 +261,17 @@ for index in 0..<runCount {
     }
 }
 for run in runs { _ = await run.wait() }
-await durable.flush()
-do { try persistence.flush() } catch { fail(5, "the state could not be saved: \(error)") }
-// The saved state holds every run's end now, so each finished run leaves the journal.
-await durable.flush()
+// The shutdown order of the Durable guide: flush (the journal's records, the state, then the runs
+// that ended leave the journal), check, then close, which releases the lock for a waiting sibling.
+do { try await launch.flush() } catch { fail(5, "the state could not be saved: \(error)") }
 do {
-    let left = try journal.loadUnfinishedRuns()
+    let left = try launch.journal.loadUnfinishedRuns()
     guard left.runs.isEmpty, left.failures.isEmpty else {
         fail(5, "runs left in the journal after every run ended: \(left.runs.map(\.runID)) \(left.failures)")
     }
 } catch {
     fail(3, "the journal could not be read at the end: \(error)")
 }
-await launches.append("\(launch) finished")
+await launches.append("\(launchName) finished")
+do { try await launch.close() } catch { fail(5, "the state could not be saved at close: \(error)") }
 exit(0)
