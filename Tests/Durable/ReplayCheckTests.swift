@@ -88,20 +88,17 @@ private func recordedRuns() async throws -> [JournalRun] {
     return journal.reopened().runs
 }
 
-/// Today's durable runs, with the builders `register` registers, as an app's test builds them.
-private func today(_ register: (DurableRuns<PostState>) -> Void) -> DurableRuns<PostState> {
-    let durable = DurableRuns(
-        store: Store(initialState: PostState(), reducer: postReducer), journal: InMemoryRunJournal())
-    register(durable)
-    return durable
+/// The check against the builders `register` registers today, as an app's test builds it.
+private func today(_ register: (DurableRuns<PostState>) -> Void) -> ReplayCheck<PostState> {
+    ReplayCheck(initialState: PostState(), builders: register)
 }
 
-/// Today's build: the recorded graph with `change` applied to the builder's graph before it is
-/// returned, under the recorded name and parameters.
+/// The check against today's build: the recorded graph under its name and parameters, with its
+/// labels, its nodes and the prerequisites of "show" changed as the arguments say.
 private func todayWith(
     upload uploadLabel: String = "upload", post postLabel: String = "post", show: Bool = true,
     showAfterUpload: Bool = false, notify: Bool = false
-) -> DurableRuns<PostState> {
+) -> ReplayCheck<PostState> {
     today { durable in
         durable.register("publishPost", parameters: PostDraft.self) { draft in
             var graph = ActionGraph<PostState>()
@@ -149,12 +146,12 @@ struct ReplayCheckTests {
     func cleanJournal() async throws {
         let runs = try await recordedRuns()
         #expect(runs.map(\.runID) == ["post-42"])
-        #expect(today(registerRecordedBuild).replayFindings(runs) == [])
+        #expect(today(registerRecordedBuild).findings(runs) == [])
     }
 
     @Test("a renamed node is named with its old and new label")
     func renamedNode() async throws {
-        let findings = todayWith(post: "create post").replayFindings(try await recordedRuns())
+        let findings = todayWith(post: "create post").findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.nodeRenamed])
         #expect(findings.first?.runID == "post-42")
         #expect(findings.first?.node == "post")
@@ -165,7 +162,7 @@ struct ReplayCheckTests {
 
     @Test("a removed node is named")
     func removedNode() async throws {
-        let findings = todayWith(show: false).replayFindings(try await recordedRuns())
+        let findings = todayWith(show: false).findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.nodeRemoved])
         #expect(findings.first?.node == "show")
         #expect(findings.first?.description == "run \"post-42\" (graph \"publishPost\"): node \"show\" was removed")
@@ -186,7 +183,7 @@ struct ReplayCheckTests {
                 return graph
             }
         }
-        let findings = durable.replayFindings(try await recordedRuns())
+        let findings = durable.findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.responseNotDecodable])
         #expect(findings.first?.node == "post")
         let description = try #require(findings.first?.description)
@@ -207,7 +204,7 @@ struct ReplayCheckTests {
                 return graph
             }
         }
-        let findings = durable.replayFindings(try await recordedRuns())
+        let findings = durable.findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.parametersNotDecodable])
         #expect(findings.first?.node == nil)
         let description = try #require(findings.first?.description)
@@ -223,7 +220,7 @@ struct ReplayCheckTests {
         let durable = today { durable in
             durable.register("publishAlbum", parameters: PostDraft.self) { _ in ActionGraph<PostState>() }
         }
-        let findings = durable.replayFindings(try await recordedRuns())
+        let findings = durable.findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.unknownGraph])
         #expect(
             findings.first?.description
@@ -232,7 +229,7 @@ struct ReplayCheckTests {
 
     @Test("an added node is named")
     func addedNode() async throws {
-        let findings = todayWith(notify: true).replayFindings(try await recordedRuns())
+        let findings = todayWith(notify: true).findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.nodeAdded])
         #expect(findings.first?.node == "notify")
         #expect(findings.first?.description == "run \"post-42\" (graph \"publishPost\"): node \"notify\" was added")
@@ -240,7 +237,7 @@ struct ReplayCheckTests {
 
     @Test("a node that waits on other nodes than it did is named with both")
     func changedPrerequisites() async throws {
-        let findings = todayWith(showAfterUpload: true).replayFindings(try await recordedRuns())
+        let findings = todayWith(showAfterUpload: true).findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.prerequisitesChanged])
         #expect(findings.first?.node == "show")
         #expect(
@@ -270,7 +267,7 @@ struct ReplayCheckTests {
         let durable = today { durable in
             durable.register("pair", parameters: [String: String].self) { _ in pair(["back", "front"]) }
         }
-        let findings = durable.replayFindings([recorded])
+        let findings = durable.findings([recorded])
         #expect(findings.map(\.kind) == [.shapeChanged])
         #expect(
             findings.first?.description
@@ -281,8 +278,8 @@ struct ReplayCheckTests {
     @Test("a journal written before fingerprints carried the shape: nodes its records name that are gone")
     func journalWithoutShape() async throws {
         let runs = withDigestOnlyFingerprints(try await recordedRuns())
-        #expect(today(registerRecordedBuild).replayFindings(runs) == [], "the same graph: the digest matches")
-        let findings = todayWith(post: "create post").replayFindings(runs)
+        #expect(today(registerRecordedBuild).findings(runs) == [], "the same graph: the digest matches")
+        let findings = todayWith(post: "create post").findings(runs)
         #expect(findings.map(\.kind) == [.unknownNode, .shapeChanged])
         #expect(findings.first?.node == "post")
         #expect(
@@ -295,14 +292,14 @@ struct ReplayCheckTests {
     @Test("a run whose first record is not its start is unreadable")
     func runWithoutStart() {
         let runs = [JournalRun(runID: "post-7", records: [.runFinished])]
-        let findings = today(registerRecordedBuild).replayFindings(runs)
+        let findings = today(registerRecordedBuild).findings(runs)
         #expect(findings.map(\.kind) == [.unreadableJournal])
         #expect(findings.first?.runID == "post-7")
     }
 
     @Test("no runs to check is a finding: a fixture path that is wrong must not pass")
     func nothingToCheck() {
-        #expect(today(registerRecordedBuild).replayFindings([]).map(\.kind) == [.noRecordedRuns])
+        #expect(today(registerRecordedBuild).findings([]).map(\.kind) == [.noRecordedRuns])
     }
 
     @Test("expectReplays throws a TestStoreFailure at the caller's line that lists every finding")
@@ -352,8 +349,8 @@ struct ReplayCheckFolderTests {
             let torn = Array(try JournalFileFormat.frame(.runFinished, path: "x").prefix(12 + 1))
             try write(runs, to: folder, tail: torn)
             let before = try snapshot(folder)
-            #expect(today(registerRecordedBuild).replayFindings(journalFolder: folder) == [])
-            #expect(todayWith(post: "create post").replayFindings(journalFolder: folder).map(\.kind) == [.nodeRenamed])
+            #expect(today(registerRecordedBuild).findings(journalFolder: folder) == [])
+            #expect(todayWith(post: "create post").findings(journalFolder: folder).map(\.kind) == [.nodeRenamed])
             #expect(try snapshot(folder) == before, "no lock file, no repair: the fixture is as it was")
         }
     }
@@ -364,7 +361,7 @@ struct ReplayCheckFolderTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let file = folder.appendingPathComponent("run-00000000000000000000000000000000.journal")
             try Data("not a journal".utf8).write(to: file)
-            let findings = today(registerRecordedBuild).replayFindings(journalFolder: folder)
+            let findings = today(registerRecordedBuild).findings(journalFolder: folder)
             #expect(findings.map(\.kind) == [.unreadableJournal])
             #expect(findings.first?.runID == nil)
             #expect(findings.first?.description.contains(file.path) == true, "\(findings)")
@@ -375,9 +372,9 @@ struct ReplayCheckFolderTests {
     func missingOrEmptyFolder() throws {
         try withJournalFolder { folder in
             #expect(
-                today(registerRecordedBuild).replayFindings(journalFolder: folder).map(\.kind) == [.unreadableJournal])
+                today(registerRecordedBuild).findings(journalFolder: folder).map(\.kind) == [.unreadableJournal])
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            #expect(today(registerRecordedBuild).replayFindings(journalFolder: folder).map(\.kind) == [.noRecordedRuns])
+            #expect(today(registerRecordedBuild).findings(journalFolder: folder).map(\.kind) == [.noRecordedRuns])
         }
     }
 }

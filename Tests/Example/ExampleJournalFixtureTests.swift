@@ -16,15 +16,15 @@ struct ExampleJournalFixtureTests {
         let fixtures = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Example/fixtures/journal", isDirectory: true)
-        let durable = DurableRuns(
-            store: Store(initialState: ResumeState(), reducer: resumeReducer), journal: InMemoryRunJournal())
         // The builders only build graphs here: the server is never called, and its log never written.
         let server = FakeServer(log: FileManager.default.temporaryDirectory.appendingPathComponent("unused.log"))
-        registerBuilders(durable, server: server, killedInFlight: false)
+        let check = ReplayCheck(initialState: ResumeState()) { durable in
+            registerBuilders(durable, server: server, killedInFlight: false)
+        }
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).filter {
             $0.hasSuffix(".journal")
         }
         #expect(files.count == 1, "the Example keeps one recorded run")
-        try durable.expectReplays(journalFolder: fixtures)
+        try check.expectReplays(journalFolder: fixtures)
     }
 }

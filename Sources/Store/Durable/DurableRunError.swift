@@ -37,7 +37,7 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
     /// ``JournalRecord/runStarted(runID:graph:parameters:fingerprint:formatVersion:instance:)`` for
     /// their form; the description shows their digests): the run is not resumed, and stays in the
     /// journal with its records for the app to decide about. `OresReduxTesting`'s replay check
-    /// (`DurableRuns.replayFindings`) names the nodes that changed.
+    /// (`ReplayCheck`) names the nodes that changed.
     case graphChanged(graph: String, journaled: String, current: String)
     /// An attempt of `node` started before a relaunch and never recorded its end, and the node's
     /// policy (``InDoubtPolicy/failInDoubt``, or the app's answer ``InDoubtAnswer/fail``) is not

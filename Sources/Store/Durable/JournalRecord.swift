@@ -19,7 +19,7 @@ public enum JournalRecord: Sendable, Hashable {
     /// `|<label's UTF-8 byte count>:<label>:<kind>:<prerequisite indices, comma-separated>:<durable>`
     /// (for example `v1|6:upload:async::true|4:show:sync:0:false`). Resume compares the digests
     /// alone, so a journal written before the fingerprint carried the text (the digest alone)
-    /// resumes as before; the text lets a check (`OresReduxTesting`'s `replayFindings`) name the
+    /// resumes as before; the text lets a check (`OresReduxTesting`'s `ReplayCheck`) name the
     /// nodes that were renamed, removed or added. `formatVersion` is the journal format
     /// the run was started with (``JournalRecord/currentFormatVersion`` when written by this build).
     /// `instance` tells this run from an earlier one with the same id (drawn at start; it only ties

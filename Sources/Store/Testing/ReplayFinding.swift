@@ -1,6 +1,6 @@
 /// One reason a durable run recorded by an earlier build of the app would not resume as it was
-/// recorded with today's graph builders: what ``OresRedux/DurableRuns/replayFindings(_:)`` and
-/// ``OresRedux/DurableRuns/replayFindings(journalFolder:)`` return.
+/// recorded with today's graph builders: what ``ReplayCheck/findings(_:)`` and
+/// ``ReplayCheck/findings(journalFolder:)`` return.
 ///
 /// ``description`` is one sentence for a person that names the run, the node and what changed, such
 /// as `run "post-42" (graph "publishPost"): node "post" was renamed "create post"`; ``kind`` is

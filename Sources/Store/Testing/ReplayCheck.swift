@@ -1,28 +1,63 @@
 import Foundation
 import OresRedux
 
-extension DurableRuns {
-    /// Checks durable runs recorded by an earlier build of the app against the graph builders
-    /// registered on these durable runs today, as ``resumeUnfinished()`` would take them up: the
-    /// replay test of a durable graph, for a test target that keeps recorded journals as fixtures.
+/// Checks durable runs recorded by an earlier build of the app against the graph builders the app
+/// registers today, as `DurableRuns.resumeUnfinished()` would take them up: the replay
+/// test of a durable graph, for a test target that keeps recorded journals as fixtures.
+///
+/// ```swift
+/// @Test func recordedRunsStillResume() throws {
+///     let check = ReplayCheck(initialState: AppState(), builders: registerBuilders)
+///     try check.expectReplays(journalFolder: fixtures)
+/// }
+/// ```
+///
+/// For each recorded run it checks, with resume's own steps, that:
+/// - a builder is registered under the run's graph name;
+/// - the journaled parameters decode as the builder's parameters type;
+/// - the graph built from them can run durably, and has the shape the run was recorded with: the
+///   same nodes, with the same labels and kinds, waiting for the same nodes, added in the same
+///   order (resume refuses the run otherwise);
+/// - each journaled response decodes with its node's codec (resume would fail the node otherwise).
+///
+/// A run recorded by a build whose run starts did not journal the graph's shape (only its digest)
+/// is checked against the digest; if that differs, the findings name the nodes the run's records
+/// mention that today's graph lacks, and say that the recorded shape is unknown.
+///
+/// Nothing runs: the builders build graphs, and no action of them is called. Every method may be
+/// called from any thread or task.
+public struct ReplayCheck<State: Sendable>: Sendable {
+    private let durable: DurableRuns<State>
+
+    /// A check against the builders registered on `durable` (registered as the app registers them;
+    /// registering more later counts too). The check never starts or resumes a run on it.
+    public init(_ durable: DurableRuns<State>) {
+        self.durable = durable
+    }
+
+    /// A check against the builders `builders` registers, on durable runs of its own (a store of
+    /// `initialState` that never applies an action, and a journal in memory that is never written).
+    /// - Parameters:
+    ///   - initialState: any state of the app's type; the check never reads it.
+    ///   - builders: the app's own registration, such as `registerBuilders(_:)`, called once now.
+    public init(initialState: State, builders: (DurableRuns<State>) -> Void) {
+        let durable = DurableRuns(
+            store: Store(initialState: initialState, reducer: Reducer { _, _ in }), journal: InMemoryRunJournal())
+        builders(durable)
+        self.init(durable)
+    }
+
+    /// The findings of the check for each `run-*.journal` file of `folder` (the files a
+    /// `FileRunJournal` writes, copied from a device or recorded by a test).
     ///
-    /// ```swift
-    /// let durable = DurableRuns(store: Store(initialState: AppState(), reducer: appReducer),
-    ///                           journal: InMemoryRunJournal())
-    /// registerBuilders(durable)                       // the app's own registration
-    /// #expect(durable.replayFindings(journalFolder: fixtures) == [])
-    /// ```
-    ///
-    /// For each `run-*.journal` file of `folder` (the files a ``FileRunJournal`` writes, copied
-    /// from a device or recorded by a test), it checks what ``replayFindings(_:)`` checks. The
-    /// files are only read: no lock is taken and nothing is repaired or removed (a torn last
-    /// record is dropped from what is checked, as resume drops it; a file whose header was never
-    /// completely written holds no run).
+    /// The files are only read, with the journal's own file format reader: no lock is taken and
+    /// nothing is cut, repaired or removed. A torn last record is left out of the check, as resume
+    /// leaves it out; a file whose header was never completely written holds no run.
     /// - Returns: every finding, run by run in file-name order; empty when every run would resume
     ///   as recorded. A folder that cannot be listed, or a file that cannot be read, is a
     ///   ``ReplayFinding/Kind/unreadableJournal`` finding; a folder with no run to check is a
     ///   ``ReplayFinding/Kind/noRecordedRuns`` finding.
-    public func replayFindings(journalFolder folder: URL) -> [ReplayFinding] {
+    public func findings(journalFolder folder: URL) -> [ReplayFinding] {
         let paths: [String]
         do {
             paths = try RecordedJournalFile.paths(in: folder)
@@ -35,7 +70,8 @@ extension DurableRuns {
             do {
                 if let run = try RecordedJournalFile.read(path: path).run { runs.append(run) }
             } catch {
-                findings.append(ReplayFinding(runID: nil, node: nil, kind: .unreadableJournal, description: "\(error)"))
+                findings.append(
+                    ReplayFinding(runID: nil, node: nil, kind: .unreadableJournal, description: "\(error)"))
             }
         }
         guard !runs.isEmpty || !findings.isEmpty else {
@@ -48,27 +84,11 @@ extension DurableRuns {
         return findings + runs.flatMap(findings(for:))
     }
 
-    /// Checks durable runs recorded by an earlier build of the app (the runs of an app's own
-    /// ``RunJournal``, or of an ``InMemoryRunJournal``) against the graph builders registered on
-    /// these durable runs today, as ``resumeUnfinished()`` would take them up.
-    ///
-    /// For each run it checks, with resume's own steps, that:
-    /// - a builder is registered under the run's graph name;
-    /// - the journaled parameters decode as the builder's parameters type;
-    /// - the graph built from them can run durably, and has the shape the run was recorded with:
-    ///   the same nodes, with the same labels and kinds, waiting for the same nodes, added in the
-    ///   same order (resume refuses the run otherwise);
-    /// - each journaled response decodes with its node's codec (resume would fail the node
-    ///   otherwise).
-    ///
-    /// A run recorded by a build whose run starts did not journal the graph's shape (only its
-    /// digest) is checked against the digest; if that differs, the findings name the nodes the
-    /// run's records mention that today's graph lacks, and say that the shape is unknown.
-    ///
-    /// Nothing runs: the builders build graphs, and no action of them is called.
+    /// The findings of the check for `runs`: the runs of an app's own
+    /// `RunJournal`, or of an ``InMemoryRunJournal``.
     /// - Returns: every finding, run by run in the order given; empty when every run would resume
     ///   as recorded. No runs at all is a ``ReplayFinding/Kind/noRecordedRuns`` finding.
-    public func replayFindings(_ runs: [JournalRun]) -> [ReplayFinding] {
+    public func findings(_ runs: [JournalRun]) -> [ReplayFinding] {
         guard !runs.isEmpty else {
             return [
                 ReplayFinding(runID: nil, node: nil, kind: .noRecordedRuns, description: "no recorded run was given")
@@ -77,7 +97,7 @@ extension DurableRuns {
         return runs.flatMap(findings(for:))
     }
 
-    /// Fails the test unless ``replayFindings(journalFolder:)`` finds nothing: throws a
+    /// Fails the test unless ``findings(journalFolder:)`` finds nothing: throws a
     /// ``TestStoreFailure`` at the caller's line that lists every finding, one a line, as a failed
     /// ``TestStore`` assertion does.
     /// - Throws: ``TestStoreFailure`` if any recorded run would not resume as recorded.
@@ -86,20 +106,17 @@ extension DurableRuns {
         column: Int = #column
     ) throws(TestStoreFailure) {
         try Self.expectNone(
-            replayFindings(journalFolder: folder), Place(fileID: fileID, filePath: filePath, line: line, column: column)
-        )
+            findings(journalFolder: folder), Place(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// Fails the test unless ``replayFindings(_:)`` finds nothing: throws a ``TestStoreFailure``
-    /// at the caller's line that lists every finding, one a line, as a failed ``TestStore``
-    /// assertion does.
+    /// Fails the test unless ``findings(_:)`` finds nothing: throws a ``TestStoreFailure`` at the
+    /// caller's line that lists every finding, one a line, as a failed ``TestStore`` assertion does.
     /// - Throws: ``TestStoreFailure`` if any recorded run would not resume as recorded.
     public func expectReplays(
         _ runs: [JournalRun], fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
         column: Int = #column
     ) throws(TestStoreFailure) {
-        try Self.expectNone(
-            replayFindings(runs), Place(fileID: fileID, filePath: filePath, line: line, column: column))
+        try Self.expectNone(findings(runs), Place(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     private static func expectNone(_ findings: [ReplayFinding], _ place: Place) throws(TestStoreFailure) {
@@ -119,9 +136,9 @@ extension DurableRuns {
             ReplayFinding(runID: run.runID, node: node, kind: kind, description: prefix + text)
         }
 
-        let rebuilt: Rebuilt
+        let rebuilt: DurableRuns<State>.Rebuilt
         do {
-            rebuilt = try rebuild(run)
+            rebuilt = try durable.rebuild(run)
         } catch {
             switch error {
             case .unreadableRun(_, let reason):
@@ -129,7 +146,7 @@ extension DurableRuns {
             case .unknownGraph(let name):
                 return [finding(.unknownGraph, "no builder is registered as \"\(name)\"")]
             case .parametersNotEncodable(let name, let reason):
-                let type = parametersType(name) ?? "the registered type"
+                let type = durable.parametersType(name) ?? "the registered type"
                 return [
                     finding(.parametersNotDecodable, "the journaled parameters no longer decode as \(type): \(reason)")
                 ]
