@@ -40,26 +40,21 @@ enum ReplayCheckGuide {
 
     /// 1.4's graph: the one `DurableRunsGuide.registerBuilders` registers.
     static func publishPostGraph(_ draft: PostDraft) -> ActionGraph<AppState> {
-        var graph = ActionGraph<AppState>()
-        let upload = graph.run(UploadPhoto(photo: draft.photo))
-        graph.setLabel("upload", for: upload)
-        graph.setDurable(upload, inDoubt: .rerunWithSameKey)
-        let post = graph.run(after: upload) { url in CreatePost(url: url, text: draft.text) }
-        graph.setLabel("post", for: post)
-        graph.setDurable(post, inDoubt: .failInDoubt)
-        graph.setFallback(for: post) { error in DurableRunsGuide.PostFailed(reason: "\(error)") }
-        graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
-        return graph
+        publishPostGraph(draft, postLabel: "post")
     }
 
     /// 1.5's graph: `"post"` renamed `"create post"`.
     static func publishPostGraphV2(_ draft: PostDraft) -> ActionGraph<AppState> {
+        publishPostGraph(draft, postLabel: "create post")
+    }
+
+    private static func publishPostGraph(_ draft: PostDraft, postLabel: String) -> ActionGraph<AppState> {
         var graph = ActionGraph<AppState>()
         let upload = graph.run(UploadPhoto(photo: draft.photo))
         graph.setLabel("upload", for: upload)
         graph.setDurable(upload, inDoubt: .rerunWithSameKey)
         let post = graph.run(after: upload) { url in CreatePost(url: url, text: draft.text) }
-        graph.setLabel("create post", for: post)
+        graph.setLabel(postLabel, for: post)
         graph.setDurable(post, inDoubt: .failInDoubt)
         graph.setFallback(for: post) { error in DurableRunsGuide.PostFailed(reason: "\(error)") }
         graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })

@@ -64,24 +64,24 @@ public struct ReplayCheck<State: Sendable>: Sendable {
         } catch {
             return [ReplayFinding(runID: nil, node: nil, kind: .unreadableJournal, description: "\(error)")]
         }
-        var findings: [ReplayFinding] = []
+        var unreadable: [ReplayFinding] = []
         var runs: [JournalRun] = []
         for path in paths {
             do {
                 if let run = try RecordedJournalFile.read(path: path).run { runs.append(run) }
             } catch {
-                findings.append(
+                unreadable.append(
                     ReplayFinding(runID: nil, node: nil, kind: .unreadableJournal, description: "\(error)"))
             }
         }
-        guard !runs.isEmpty || !findings.isEmpty else {
+        guard !runs.isEmpty || !unreadable.isEmpty else {
             return [
                 ReplayFinding(
                     runID: nil, node: nil, kind: .noRecordedRuns,
                     description: "the folder \(folder.path) holds no run-*.journal file with a recorded run")
             ]
         }
-        return findings + runs.flatMap(findings(for:))
+        return unreadable + runs.flatMap(findings(for:))
     }
 
     /// The findings of the check for `runs`: the runs of an app's own
