@@ -27,10 +27,13 @@ let package = Package(
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tests/DurableSoakChild"),
         // The tests depend on the soak's child so that every way of building them (swift build
-        // --build-tests, swift test, Xcode's Test action) builds it beside them.
+        // --build-tests, swift test, Xcode's Test action) builds it beside them, and on the Example
+        // so that a test replays the journal it keeps with its own builders (`@testable import
+        // Example`: its main.swift does not run).
         .testTarget(
             name: "OresReduxTests",
-            dependencies: ["OresRedux", "OresReduxTesting", "OresReduxLive", "DurableSoakChild"], path: "Tests",
+            dependencies: ["OresRedux", "OresReduxTesting", "OresReduxLive", "DurableSoakChild", "Example"],
+            path: "Tests",
             exclude: ["DurableSoakChild", "Live/hostile-clients.py"]),
     ],
     swiftLanguageModes: [.v6]

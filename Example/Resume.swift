@@ -137,26 +137,34 @@ struct ResumeLaunch {
             store: store, journal: try FileRunJournal(folder: folder.appendingPathComponent("journal")))
         let server = FakeServer(log: folder.appendingPathComponent("server.log"))
         self.server = server
-        durable.register("publishPost", parameters: PostDraft.self) { draft in
-            var graph = ActionGraph<ResumeState>()
-            let upload = graph.run(UploadPhoto(photo: draft.photo, server: server))
-            graph.setLabel("upload photo", for: upload)
-            graph.setDurable(upload, inDoubt: .rerunWithSameKey)
-            graph.setLabel("photo shown", for: graph.send(after: upload) { url in PhotoShown(url: url) })
-            let post = graph.run(after: upload) { url in
-                CreatePost(url: url, server: server, killedInFlight: killedInFlight)
-            }
-            graph.setLabel("create post", for: post)
-            // The server deduplicates posts by key: calling it again with the same key is safe.
-            graph.setDurable(post, inDoubt: .rerunWithSameKey)
-            graph.setLabel("post shown", for: graph.send(after: post) { id in PostShown(id: id) })
-            let notify = graph.run(after: post) { id in NotifyFollowers(postID: id, server: server) }
-            graph.setLabel("notify followers", for: notify)
-            graph.setDurable(notify, inDoubt: .rerunWithSameKey)
-            graph.setLabel(
-                "followers notified", for: graph.send(after: notify) { count in FollowersNotified(count: count) })
-            return graph
+        registerBuilders(durable, server: server, killedInFlight: killedInFlight)
+    }
+}
+
+/// Registers the app's durable graphs on `durable`: every launch does, and so does the test that
+/// replays the journal kept in `Example/fixtures/journal` against them
+/// (Tests/Example/ExampleJournalFixtureTests.swift), so an update that would strand a recorded run
+/// fails there.
+func registerBuilders(_ durable: DurableRuns<ResumeState>, server: FakeServer, killedInFlight: Bool) {
+    durable.register("publishPost", parameters: PostDraft.self) { draft in
+        var graph = ActionGraph<ResumeState>()
+        let upload = graph.run(UploadPhoto(photo: draft.photo, server: server))
+        graph.setLabel("upload photo", for: upload)
+        graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+        graph.setLabel("photo shown", for: graph.send(after: upload) { url in PhotoShown(url: url) })
+        let post = graph.run(after: upload) { url in
+            CreatePost(url: url, server: server, killedInFlight: killedInFlight)
         }
+        graph.setLabel("create post", for: post)
+        // The server deduplicates posts by key: calling it again with the same key is safe.
+        graph.setDurable(post, inDoubt: .rerunWithSameKey)
+        graph.setLabel("post shown", for: graph.send(after: post) { id in PostShown(id: id) })
+        let notify = graph.run(after: post) { id in NotifyFollowers(postID: id, server: server) }
+        graph.setLabel("notify followers", for: notify)
+        graph.setDurable(notify, inDoubt: .rerunWithSameKey)
+        graph.setLabel(
+            "followers notified", for: graph.send(after: notify) { count in FollowersNotified(count: count) })
+        return graph
     }
 }
 
@@ -194,6 +202,44 @@ func firstLaunchWasKilled(folder: URL) throws -> Bool {
         print("!! launch 1 runs as a child process, which only macOS and Linux can start")
         return false
     #endif
+}
+
+/// `swift run Example --record-journal Example/fixtures/journal` (hidden): records the journal the
+/// Example keeps as a test fixture. It runs launch 1 of `--resume` (a child process killed with
+/// SIGKILL while creating the post) in a temporary folder, then copies the run's journal file into
+/// `destination`, replacing the `run-*.journal` files there. Run it again, and commit the file, only
+/// when the durable graph changes on purpose: the test that replays the fixture
+/// (Tests/Example/ExampleJournalFixtureTests.swift) is there to catch a change that would strand a
+/// run recorded by an earlier build.
+func recordJournalFixture(into destination: URL) -> Bool {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("oresredux-example-record-\(UUID().uuidString)", isDirectory: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    do {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard try firstLaunchWasKilled(folder: folder) else { return false }
+        let journal = folder.appendingPathComponent("journal", isDirectory: true)
+        let recorded = try FileManager.default.contentsOfDirectory(atPath: journal.path).filter(isRunFile)
+        guard recorded.count == 1, let name = recorded.first else {
+            print("!! launch 1 left \(recorded.count) run files, not one")
+            return false
+        }
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        for old in try FileManager.default.contentsOfDirectory(atPath: destination.path).filter(isRunFile) {
+            try FileManager.default.removeItem(at: destination.appendingPathComponent(old))
+        }
+        try FileManager.default.copyItem(
+            at: journal.appendingPathComponent(name), to: destination.appendingPathComponent(name))
+        print("recorded \(destination.appendingPathComponent(name).path)")
+        return true
+    } catch {
+        print("!! recording the journal failed: \(error)")
+        return false
+    }
+}
+
+private func isRunFile(_ name: String) -> Bool {
+    name.hasPrefix("run-") && name.hasSuffix(".journal")
 }
 
 /// `swift run Example --resume`: both launches, and what the second one did not repeat.

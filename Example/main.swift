@@ -66,6 +66,10 @@ while let argument = arguments.popFirst() {
         // Hidden: the first launch of `--resume`, run as a child process; it is killed mid-run.
         guard let value = arguments.popFirst() else { exit(2) }
         await resumeFirstLaunch(folder: URL(fileURLWithPath: value, isDirectory: true))
+    case "--record-journal":
+        // Hidden: records the journal fixture a test replays (see recordJournalFixture in Resume.swift).
+        guard let value = arguments.popFirst() else { exit(2) }
+        exit(recordJournalFixture(into: URL(fileURLWithPath: value, isDirectory: true)) ? 0 : 1)
     case "--help", "-h":
         print(usage)
         exit(0)

@@ -7,8 +7,11 @@ struct DurableNode: Sendable {
     /// Decodes a journaled response of the node (for resume).
     let decode: @Sendable (Data) throws -> ResponseSlot
     let inDoubt: ErasedInDoubtPolicy
+    /// The response type's name, for a person (`Int`, `Profile`).
+    let responseType: String
 
     init<Response: Sendable>(codec: DurableCodec<Response>, inDoubt: InDoubtPolicy<Response>) {
+        responseType = String(describing: Response.self)
         switch codec.storage {
         case .coded(let encode, let decode):
             self.encode = { slot in try encode(unwrapResponse(slot, as: Response.self)) }

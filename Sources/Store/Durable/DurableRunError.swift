@@ -33,8 +33,11 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
     /// doubt for a relaunch). Nothing recorded before is lost.
     case journalFailed(node: String?, JournalError)
     /// The graph registered as `graph` no longer has the shape its run was journaled with (its
-    /// fingerprint was `journaled`, it is `current` now): the run is not resumed, and stays in the
-    /// journal with its records for the app to decide about.
+    /// fingerprint was `journaled`, it is `current` now; see
+    /// ``JournalRecord/runStarted(runID:graph:parameters:fingerprint:formatVersion:instance:)`` for
+    /// their form; the description shows their digests): the run is not resumed, and stays in the
+    /// journal with its records for the app to decide about. `OresReduxTesting`'s replay check
+    /// (`ReplayCheck`) names the nodes that changed.
     case graphChanged(graph: String, journaled: String, current: String)
     /// An attempt of `node` started before a relaunch and never recorded its end, and the node's
     /// policy (``InDoubtPolicy/failInDoubt``, or the app's answer ``InDoubtAnswer/fail``) is not
@@ -74,7 +77,7 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
         case .journalFailed(let node?, let error):
             "the journal could not record an attempt of the durable node \"\(node)\": \(error)"
         case .graphChanged(let graph, let journaled, let current):
-            "the durable graph \"\(graph)\" changed shape since its run was journaled (\(journaled), now \(current)); the run was not resumed"
+            "the durable graph \"\(graph)\" changed shape since its run was journaled (\(DurableFingerprint(journaled: journaled).digest), now \(DurableFingerprint(journaled: current).digest)); the run was not resumed"
         case .inDoubt(let node, let key):
             "the durable node \"\(node)\" was in flight when the app stopped, and may or may not have happened (key \(key)); it is not called again"
         case .failedBeforeRelaunch(let node, let description):

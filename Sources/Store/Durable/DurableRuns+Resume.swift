@@ -66,25 +66,14 @@ extension DurableRuns {
     /// Rebuilds and starts one journaled run.
     private func resume(_ journalRun: JournalRun) async throws(DurableRunError) -> DurableResumeReport<State>.ResumedRun
     {
-        let runID = journalRun.runID
-        guard case .runStarted(_, let name, let parameters, let fingerprint, _, let instance) = journalRun.records.first
-        else {
-            throw .unreadableRun(runID: runID, reason: "its first record is not the run's start")
-        }
-        guard let build = builder(name) else { throw .unknownGraph(name) }
-        let graph: ActionGraph<State>
-        do {
-            graph = try build(parameters)
-        } catch {
-            throw .parametersNotEncodable(graph: name, reason: "\(error)")
-        }
-        let layout = try DurableLayout(graph)
-        guard layout.fingerprint == fingerprint else {
-            throw .graphChanged(graph: name, journaled: fingerprint, current: layout.fingerprint)
+        let rebuilt = try rebuild(journalRun)
+        let (runID, name, instance) = (rebuilt.runID, rebuilt.graphName, rebuilt.instance)
+        let (graph, layout, history) = (rebuilt.graph, rebuilt.layout, rebuilt.history)
+        guard rebuilt.shapeMatches else {
+            throw .graphChanged(graph: name, journaled: rebuilt.journaledFingerprint, current: layout.fingerprint)
         }
         guard claim(runID, instance: instance) else { throw .runAlreadyActive(runID) }
         unresumed.withLock { _ = $0?.remove(runID) }
-        let history = NodeHistory.read(journalRun.records, labels: layout.labels)
         var resumed = DurableRunJournal.Resumed()
         var endedBefore: [String] = []
         var inDoubt: [String] = []
@@ -123,9 +112,7 @@ extension DurableRuns {
                         continue
                     }
                 case .async:
-                    if let codec = graph.settings[node]?.durable, let response = history[node].response,
-                        let value = try? codec.decode(response)
-                    {
+                    if case .success(let value)? = rebuilt.journaledResponse(of: node) {
                         resumed.endedBefore.append(.init(node: node, result: .success(value)))
                         endedBefore.append(label)
                         done.insert(node)
@@ -157,14 +144,16 @@ extension DurableRuns {
             case .async:
                 guard let codec = graph.settings[node]?.durable else { continue }
                 let attempts = history[node]
-                if let response = attempts.response {
-                    do {
-                        resumed.endedBefore.append(.init(node: node, result: .success(try codec.decode(response))))
-                        endedBefore.append(label)
-                    } catch {
-                        failed(node, DurableRunError.responseNotDecodable(node: label, reason: "\(error)"))
-                    }
+                switch rebuilt.journaledResponse(of: node) {
+                case .success(let response)?:
+                    resumed.endedBefore.append(.init(node: node, result: .success(response)))
+                    endedBefore.append(label)
                     continue
+                case .failure(let error)?:
+                    failed(node, error)
+                    continue
+                case nil:
+                    break
                 }
                 guard let last = attempts.lastStarted else { continue }  // never started: runs as usual
                 resumed.nextAttempt[node] = last.attempt + 1
@@ -201,6 +190,77 @@ extension DurableRuns {
         }
         let run = startJournaled(graph, runID: runID, instance: instance, layout: layout, resumed: resumed)
         return .init(runID: runID, graph: name, run: run, endedBefore: endedBefore, inDoubt: inDoubt)
+    }
+
+    /// A journaled run with the graph today's builder builds from its journaled parameters: where
+    /// resume starts, and what the replay check of `OresReduxTesting` compares.
+    package struct Rebuilt {
+        package let runID: String
+        /// The name the run's graph was registered under.
+        package let graphName: String
+        let instance: UInt64
+        /// The fingerprint the run's start journaled, as it was journaled.
+        let journaledFingerprint: String
+        let graph: ActionGraph<State>
+        let layout: DurableLayout
+        let history: NodeHistory
+
+        /// The fingerprint the run's start journaled: its digest, and its shape if it carries one.
+        package var journaled: DurableFingerprint { DurableFingerprint(journaled: journaledFingerprint) }
+
+        /// Today's graph's shape.
+        package var shape: DurableShape { layout.shape }
+
+        /// Whether today's graph has the journaled shape, by their digests alone (a journal written
+        /// before the fingerprint carried the shape holds the digest alone): resume refuses the run
+        /// otherwise.
+        package var shapeMatches: Bool { journaled.digest == layout.digest }
+
+        /// The journaled response of the async node `node`, decoded by today's codec as resume
+        /// replays it, or why it does not decode; `nil` if none was journaled.
+        func journaledResponse(of node: Int) -> Result<ResponseSlot, DurableRunError>? {
+            guard let codec = graph.settings[node]?.durable, let response = history[node].response else { return nil }
+            do {
+                return .success(try codec.decode(response))
+            } catch {
+                return .failure(.responseNotDecodable(node: layout.labels[node], reason: DecodingReason.of(error)))
+            }
+        }
+
+        /// Each node whose journaled response does not decode, in graph order, with its response type and
+        /// the reason: the nodes resume would fail with ``DurableRunError/responseNotDecodable(node:reason:)``.
+        package var undecodableResponses: [(node: String, responseType: String, reason: String)] {
+            (0..<graph.count).compactMap { node in
+                guard case .failure(.responseNotDecodable(let label, let reason))? = journaledResponse(of: node),
+                    let codec = graph.settings[node]?.durable
+                else { return nil }
+                return (label, codec.responseType, reason)
+            }
+        }
+    }
+
+    /// Finds the builder of `journalRun`'s graph, decodes its parameters and builds its graph, as
+    /// resume does first.
+    /// - Throws: ``DurableRunError/unreadableRun(runID:reason:)`` if its first record is not its
+    ///   start, ``DurableRunError/unknownGraph(_:)``, ``DurableRunError/parametersNotEncodable(graph:reason:)``,
+    ///   or what ``DurableLayout`` throws for a graph that cannot run durably.
+    package func rebuild(_ journalRun: JournalRun) throws(DurableRunError) -> Rebuilt {
+        let runID = journalRun.runID
+        guard case .runStarted(_, let name, let parameters, let fingerprint, _, let instance) = journalRun.records.first
+        else {
+            throw .unreadableRun(runID: runID, reason: "its first record is not the run's start")
+        }
+        guard let build = builder(name) else { throw .unknownGraph(name) }
+        let graph: ActionGraph<State>
+        do {
+            graph = try build(parameters)
+        } catch {
+            throw .parametersNotEncodable(graph: name, reason: DecodingReason.of(error))
+        }
+        let layout = try DurableLayout(graph)
+        return Rebuilt(
+            runID: runID, graphName: name, instance: instance, journaledFingerprint: fingerprint, graph: graph,
+            layout: layout, history: NodeHistory.read(journalRun.records, labels: layout.labels))
     }
 
     private enum Settled {

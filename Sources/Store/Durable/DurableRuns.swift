@@ -41,6 +41,8 @@ public final class DurableRuns<State: Sendable>: Sendable {
     let core: StoreCore<State>
     let writer: JournalWriter
     private let builders = LockedValue<[String: Build]>([:])
+    /// The name of each registered builder's parameters type, for a person (`PostDraft`).
+    private let parameterTypes = LockedValue<[String: String]>([:])
     /// The run ids in use in this launch: a run holds its id from its start until it has left the
     /// journal, since a new run's records must never mix with an earlier run's, nor go with its removal.
     let active = LockedValue<[String: RunIDUse]>([:])
@@ -71,6 +73,7 @@ public final class DurableRuns<State: Sendable>: Sendable {
         builders.withLock { builders in
             builders[name] = { data in build(try JSONDecoder().decode(Parameters.self, from: data)) }
         }
+        parameterTypes.withLock { $0[name] = String(describing: Parameters.self) }
     }
 
     /// Starts the graph registered as `name` with `parameters`, as the durable run `runID`, once
@@ -203,6 +206,11 @@ public final class DurableRuns<State: Sendable>: Sendable {
     /// The builder registered as `name`.
     func builder(_ name: String) -> Build? {
         builders.withLock { $0[name] }
+    }
+
+    /// The name of the parameters type of the builder registered as `name`.
+    package func parametersType(_ name: String) -> String? {
+        parameterTypes.withLock { $0[name] }
     }
 
     /// Returns once every journal write asked for so far is on disk (or has failed and was

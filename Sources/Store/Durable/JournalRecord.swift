@@ -13,7 +13,14 @@ import Foundation
 public enum JournalRecord: Sendable, Hashable {
     /// The run `runID` (chosen by the app, e.g. `"post-42"`) started the graph registered as
     /// `graph`, built from `parameters` (encoded by the app); `fingerprint` describes the graph's
-    /// shape, so that resume can refuse a graph that changed. `formatVersion` is the journal format
+    /// shape, so that resume can refuse a graph that changed. The fingerprint is `sha256:` and 64
+    /// lowercase hex digits, the SHA-256 of the shape's canonical text, then a newline and that
+    /// text: `v1`, then for each node, in the order the graph added them,
+    /// `|<label's UTF-8 byte count>:<label>:<kind>:<prerequisite indices, comma-separated>:<durable>`
+    /// (for example `v1|6:upload:async::true|4:show:sync:0:false`). Resume compares the digests
+    /// alone, so a journal written before the fingerprint carried the text (the digest alone)
+    /// resumes as before; the text lets a check (`OresReduxTesting`'s `ReplayCheck`) name the
+    /// nodes that were renamed, removed or added. `formatVersion` is the journal format
     /// the run was started with (``JournalRecord/currentFormatVersion`` when written by this build).
     /// `instance` tells this run from an earlier one with the same id (drawn at start; it only ties
     /// the run to its ``DurableMarks``, and never reaches a key or a server).

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A run's journal file read as resume reads it, without opening a ``FileRunJournal``: no lock is
+/// taken, nothing is cut, repaired or removed, so a file kept as a test fixture stays exactly as it
+/// was. The replay check of `OresReduxTesting` reads fixtures with it.
+package enum RecordedJournalFile {
+    /// The run the file at `path` holds, read with ``JournalFileFormat`` as ``FileRunJournal`` reads
+    /// it on launch: a torn last record is dropped (and returned), as resume drops it; a file whose
+    /// header was never completely written holds no run (`nil`).
+    /// - Throws: ``JournalError`` if the file cannot be read, is not a run journal, is damaged in
+    ///   the middle, or was written by a newer format.
+    package static func read(path: String) throws(JournalError) -> (run: JournalRun?, dropped: JournalDiagnostic?) {
+        switch try JournalFileFormat.read(try JournalPOSIX.readAll(path), path: path) {
+        case .tornHeader(let diagnostic):
+            return (nil, diagnostic)
+        case .run(let runID, let records, _, let dropped):
+            return (JournalRun(runID: runID, records: records), dropped)
+        }
+    }
+
+    /// The paths of the run files in `folder` (`run-*.journal`, the form ``FileRunJournal`` names
+    /// them in), sorted by name.
+    /// - Throws: ``JournalError/ioFailed(path:operation:reason:)`` if the folder cannot be listed.
+    package static func paths(in folder: URL) throws(JournalError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { $0.hasPrefix("run-") && $0.hasSuffix(".journal") }
+                .sorted()
+                .map { folder.appendingPathComponent($0).path }
+        } catch {
+            throw .ioFailed(path: folder.path, operation: "list the folder", reason: "\(error)")
+        }
+    }
+}
