@@ -118,26 +118,23 @@ struct NotifyFollowers: AsyncAction {
     }
 }
 
-/// One launch of the app in `folder`: the state restored with its marks, the journal opened, the
-/// graph registered.
+/// One launch of the app in `folder`, in the one safe order (`DurableLaunch`): the journal's folder
+/// locked, then the state restored with its marks, then the graph registered and the journal's runs
+/// resumed.
 struct ResumeLaunch {
-    let store: Store<ResumeState>
-    let persistence: StatePersistence
-    let durable: DurableRuns<ResumeState>
+    let launch: DurableLaunch<ResumeState>
     let server: FakeServer
 
-    init(folder: URL, killedInFlight: Bool) throws {
-        let stateURL = folder.appendingPathComponent("state.json")
-        let (state, marks, _) = StatePersistence.restoreDurable(from: stateURL, default: ResumeState())
-        var options = StoreOptions()
-        options.durableMarks = marks
-        store = Store(initialState: state, reducer: resumeReducer, options: options)
-        persistence = StatePersistence(durableStore: store, url: stateURL, debounce: .milliseconds(10))
-        durable = DurableRuns(
-            store: store, journal: try FileRunJournal(folder: folder.appendingPathComponent("journal")))
+    static func open(folder: URL, killedInFlight: Bool) async throws -> ResumeLaunch {
         let server = FakeServer(log: folder.appendingPathComponent("server.log"))
-        self.server = server
-        registerBuilders(durable, server: server, killedInFlight: killedInFlight)
+        let launch = try await DurableLaunch.open(
+            journalFolder: folder.appendingPathComponent("journal", isDirectory: true),
+            stateURL: folder.appendingPathComponent("state.json"),
+            default: ResumeState(), reducer: resumeReducer, saveDebounce: .milliseconds(10)
+        ) { durable in
+            registerBuilders(durable, server: server, killedInFlight: killedInFlight)
+        }
+        return ResumeLaunch(launch: launch, server: server)
     }
 }
 
@@ -172,9 +169,9 @@ func registerBuilders(_ durable: DurableRuns<ResumeState>, server: FakeServer, k
 /// is killed while the post is in flight. Returning from here means it was not.
 func resumeFirstLaunch(folder: URL) async {
     do {
-        let launch = try ResumeLaunch(folder: folder, killedInFlight: true)
+        let launch = try await ResumeLaunch.open(folder: folder, killedInFlight: true)
         let draft = PostDraft(photo: "beach.jpg", text: "At the beach")
-        let run = try await launch.durable.start("publishPost", runID: "post-42", parameters: draft)
+        let run = try await launch.launch.runs.start("publishPost", runID: "post-42", parameters: draft)
         await run.wait()
         print("!! the first launch was meant to be killed while creating the post")
     } catch {
@@ -253,9 +250,9 @@ func resumeScenario() async -> Bool {
         print("    launch 1 (a child process):")
         guard try firstLaunchWasKilled(folder: folder) else { return false }
 
-        print("    launch 2 (this process): resumeUnfinished()")
-        let launch = try ResumeLaunch(folder: folder, killedInFlight: false)
-        let report = await launch.durable.resumeUnfinished()
+        print("    launch 2 (this process): DurableLaunch.open resumes what the journal holds")
+        let launch = try await ResumeLaunch.open(folder: folder, killedInFlight: false)
+        let report = launch.launch.report
         guard let resumed = report.resumed.first, report.resumed.count == 1 else {
             print("!! nothing was resumed: \(report.notResumed.map(\.error)) \(report.failures)")
             return false
@@ -265,9 +262,7 @@ func resumeScenario() async -> Bool {
         print("        not called again (their answers were journaled): \(notRepeated.joined(separator: ", "))")
         print("        in doubt (started, no answer journaled): \(resumed.inDoubt.joined(separator: ", "))")
         let runReport = await resumed.run.wait()
-        await launch.durable.flush()
-        try launch.persistence.flush()
-        await launch.durable.flush()
+        try await launch.launch.close()
 
         let requests = launch.server.requests()
         let posts = requests.filter { $0.call == "create-post" }
@@ -279,7 +274,7 @@ func resumeScenario() async -> Bool {
                 "        \(call): \(calls.count) request(s), key\(keys.count == 1 ? "" : "s") \(keys.sorted().joined(separator: ", "))"
             )
         }
-        let state = launch.store.state
+        let state = launch.launch.store.state
         print(
             "    the state: post \(state.postID.map(String.init) ?? "-"), followers notified \(state.notified ?? 0), "
                 + "each sync node applied \(Set(state.applied.values).sorted().map(String.init).joined(separator: "/")) time(s)"

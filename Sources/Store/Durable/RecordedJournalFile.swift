@@ -5,13 +5,13 @@ import Foundation
 /// was. The replay check of `OresReduxTesting` reads fixtures with it.
 package enum RecordedJournalFile {
     /// The run the file at `path` holds, read with ``JournalFileFormat`` as ``FileRunJournal`` reads
-    /// it on launch: a torn last record is dropped (and returned), as resume drops it; a file whose
-    /// header was never completely written holds no run (`nil`).
+    /// it on launch: a torn last record is dropped (and returned), as resume drops it; a file without
+    /// one whole record (cut inside its header or its first record) holds no run (`nil`).
     /// - Throws: ``JournalError`` if the file cannot be read, is not a run journal, is damaged in
     ///   the middle, or was written by a newer format.
     package static func read(path: String) throws(JournalError) -> (run: JournalRun?, dropped: JournalDiagnostic?) {
         switch try JournalFileFormat.read(try JournalPOSIX.readAll(path), path: path) {
-        case .tornHeader(let diagnostic):
+        case .nothingAcknowledged(let diagnostic):
             return (nil, diagnostic)
         case .run(let runID, let records, _, let dropped):
             return (JournalRun(runID: runID, records: records), dropped)
