@@ -40,9 +40,8 @@ public final class DurableRuns<State: Sendable>: Sendable {
 
     let core: StoreCore<State>
     let writer: JournalWriter
-    private let builders = LockedValue<[String: Build]>([:])
-    /// The name of each registered builder's parameters type, for a person (`PostDraft`).
-    private let parameterTypes = LockedValue<[String: String]>([:])
+    /// Each registered builder, with the name of its parameters type for a person (`PostDraft`).
+    private let builders = LockedValue<[String: (build: Build, parametersType: String)]>([:])
     /// The run ids in use in this launch: a run holds its id from its start until it has left the
     /// journal, since a new run's records must never mix with an earlier run's, nor go with its removal.
     let active = LockedValue<[String: RunIDUse]>([:])
@@ -70,10 +69,10 @@ public final class DurableRuns<State: Sendable>: Sendable {
         _ name: String, parameters: Parameters.Type = Parameters.self,
         build: @escaping @Sendable (Parameters) -> ActionGraph<State>
     ) {
+        let decodeAndBuild: Build = { data in build(try JSONDecoder().decode(Parameters.self, from: data)) }
         builders.withLock { builders in
-            builders[name] = { data in build(try JSONDecoder().decode(Parameters.self, from: data)) }
+            builders[name] = (decodeAndBuild, String(describing: Parameters.self))
         }
-        parameterTypes.withLock { $0[name] = String(describing: Parameters.self) }
     }
 
     /// Starts the graph registered as `name` with `parameters`, as the durable run `runID`, once
@@ -101,7 +100,7 @@ public final class DurableRuns<State: Sendable>: Sendable {
     public func start<Parameters: Codable & Sendable>(
         _ name: String, runID: String, parameters: Parameters
     ) async throws(DurableRunError) -> GraphRun<State> {
-        guard let build = builders.withLock({ $0[name] }) else { throw .unknownGraph(name) }
+        guard let build = builders.withLock({ $0[name]?.build }) else { throw .unknownGraph(name) }
         let encoded: Data
         let graph: ActionGraph<State>
         do {
@@ -205,12 +204,12 @@ public final class DurableRuns<State: Sendable>: Sendable {
 
     /// The builder registered as `name`.
     func builder(_ name: String) -> Build? {
-        builders.withLock { $0[name] }
+        builders.withLock { $0[name]?.build }
     }
 
     /// The name of the parameters type of the builder registered as `name`.
     package func parametersType(_ name: String) -> String? {
-        parameterTypes.withLock { $0[name] }
+        builders.withLock { $0[name]?.parametersType }
     }
 
     /// Returns once every journal write asked for so far is on disk (or has failed and was
