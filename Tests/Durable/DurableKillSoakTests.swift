@@ -160,10 +160,12 @@ import Testing
                 Double.random(in: 0...(window * 1.2), using: &random)
             }
             /// The processes of one launch: `first`, and with `pairChance` a second one started with it,
-            /// killed at a time of its own or (one time in four) not at all.
+            /// killed at a time of its own or (one time in four) not at all. The second's time is drawn
+            /// after the first's: whichever of the two waits for the lock then often lives to take it.
             func processes(_ first: Double?, _ random: inout SplitMix64, _ window: Double) -> [Double?] {
                 guard Double.random(in: 0..<1, using: &random) < Self.pairChance else { return [first] }
-                let second = Int.random(in: 0..<4, using: &random) == 0 ? nil : killTime(&random, window)
+                let second =
+                    Int.random(in: 0..<4, using: &random) == 0 ? nil : (first ?? window) + killTime(&random, window)
                 return Bool.random(using: &random) ? [first, second] : [second, first]
             }
             func record(_ launch: [Launch]) {
