@@ -114,9 +114,9 @@ public final class DurableLaunch<State: Codable & Sendable>: Sendable {
         let journal = try await lockFolder(journalFolder, pendingRunLimit: pendingRunLimit, waitingUpTo: lockWait)
         // 2. The state and its marks, under the lock.
         let (state, marks, restoreError) = StatePersistence.restoreDurable(from: stateURL, default: initial)
-        if case .unreadable? = restoreError {
+        if let restoreError, case .unreadable = restoreError {
             journal.close()
-            throw .stateUnreadable(restoreError!)
+            throw .stateUnreadable(restoreError)
         }
         // 3. The store and its persistence, which saves only while the journal holds the lock.
         var options = options
