@@ -116,21 +116,24 @@ private struct AppFolder {
     @Test("a second launch gets locked before it reads or writes anything")
     func secondLaunchIsLockedBeforeReading() async throws {
         try await AppFolder.with { folder in
-            let server = Server()
-            let first = try await folder.launch(server: server)
-            // A file the second launch would keep aside (rename) if it read it.
-            try Data("not a state".utf8).write(to: folder.state)
-            let listing = try FileManager.default.contentsOfDirectory(atPath: folder.root.path).sorted()
+            try await withDeadline(10, "a second launch on a held folder") {
+                let server = Server()
+                let first = try await folder.launch(server: server)
+                // A file the second launch would keep aside (rename) if it read it.
+                try Data("not a state".utf8).write(to: folder.state)
+                let listing = try FileManager.default.contentsOfDirectory(atPath: folder.root.path).sorted()
 
-            await #expect {
-                _ = try await folder.launch(server: server)
-            } throws: { error in
-                guard case .journal(.locked) = error as? DurableLaunchError else { return false }
-                return true
+                await #expect {
+                    _ = try await folder.launch(server: server)
+                } throws: { error in
+                    guard case .journal(.locked) = error as? DurableLaunchError else { return false }
+                    return true
+                }
+                #expect(
+                    try String(contentsOf: folder.state, encoding: .utf8) == "not a state", "not read, not kept aside")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root.path).sorted() == listing)
+                try await first.close()
             }
-            #expect(try String(contentsOf: folder.state, encoding: .utf8) == "not a state", "not read, not kept aside")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root.path).sorted() == listing)
-            try await first.close()
         }
     }
 
@@ -175,73 +178,81 @@ private struct AppFolder {
     @Test("a launch that cannot get the lock within its wait is refused with locked, and reads nothing")
     func lockWaitRunsOut() async throws {
         try await AppFolder.with { folder in
-            let server = Server()
-            let first = try await folder.launch(server: server)
-            await #expect {
-                _ = try await folder.launch(server: server, lockWait: .milliseconds(30))
-            } throws: { error in
-                guard case .journal(.locked) = error as? DurableLaunchError else { return false }
-                return true
+            try await withDeadline(10, "a launch whose wait runs out") {
+                let server = Server()
+                let first = try await folder.launch(server: server)
+                await #expect {
+                    _ = try await folder.launch(server: server, lockWait: .milliseconds(30))
+                } throws: { error in
+                    guard case .journal(.locked) = error as? DurableLaunchError else { return false }
+                    return true
+                }
+                try await first.close()
+                // Released: the next launch opens at once.
+                try await folder.launch(server: server).close()
             }
-            try await first.close()
-            // Released: the next launch opens at once.
-            try await folder.launch(server: server).close()
         }
     }
 
     @Test("a saved state that cannot be read stops the launch, keeps the file and releases the lock")
     func unreadableStateStopsTheLaunch() async throws {
         try await AppFolder.with { folder in
-            // A folder where the file should be: it exists, and reading it fails.
-            try FileManager.default.createDirectory(at: folder.state, withIntermediateDirectories: true)
-            await #expect {
-                _ = try await folder.launch(server: Server())
-            } throws: { error in
-                guard case .stateUnreadable(.unreadable) = error as? DurableLaunchError else { return false }
-                return true
+            try await withDeadline(10, "a launch on an unreadable state") {
+                // A folder where the file should be: it exists, and reading it fails.
+                try FileManager.default.createDirectory(at: folder.state, withIntermediateDirectories: true)
+                await #expect {
+                    _ = try await folder.launch(server: Server())
+                } throws: { error in
+                    guard case .stateUnreadable(.unreadable) = error as? DurableLaunchError else { return false }
+                    return true
+                }
+                var isDirectory: ObjCBool = false
+                #expect(FileManager.default.fileExists(atPath: folder.state.path, isDirectory: &isDirectory))
+                #expect(isDirectory.boolValue, "left as it was")
+                try FileManager.default.removeItem(at: folder.state)
+                try await folder.launch(server: Server()).close()
             }
-            var isDirectory: ObjCBool = false
-            #expect(FileManager.default.fileExists(atPath: folder.state.path, isDirectory: &isDirectory))
-            #expect(isDirectory.boolValue, "left as it was")
-            try FileManager.default.removeItem(at: folder.state)
-            try await folder.launch(server: Server()).close()
         }
     }
 
     @Test("a saved state that does not decode is kept aside; the launch goes on from the default state and says so")
     func corruptStateIsKeptAside() async throws {
         try await AppFolder.with { folder in
-            try Data("{ torn".utf8).write(to: folder.state)
-            let launch = try await folder.launch(server: Server())
-            guard case .corrupt? = launch.restoreError else {
-                Issue.record("restoreError: \(String(describing: launch.restoreError))")
-                return
+            try await withDeadline(10, "a launch on a corrupt state") {
+                try Data("{ torn".utf8).write(to: folder.state)
+                let launch = try await folder.launch(server: Server())
+                guard case .corrupt? = launch.restoreError else {
+                    Issue.record("restoreError: \(String(describing: launch.restoreError))")
+                    return
+                }
+                #expect(launch.store.state == PostsState())
+                let names = try FileManager.default.contentsOfDirectory(atPath: folder.root.path)
+                #expect(names.contains { $0.hasPrefix("state.corrupt-") }, "\(names)")
+                try await launch.close()
             }
-            #expect(launch.store.state == PostsState())
-            let names = try FileManager.default.contentsOfDirectory(atPath: folder.root.path)
-            #expect(names.contains { $0.hasPrefix("state.corrupt-") }, "\(names)")
-            try await launch.close()
         }
     }
 
     @Test("once the journal is closed, the state is not saved: no save lands outside the lock")
     func noSaveOutsideTheLock() async throws {
         try await AppFolder.with { folder in
-            let launch = try await folder.launch(server: Server())
-            launch.store.dispatch(Posted(run: "a"))
-            try await launch.flush()
-            #expect(try folder.saved().posted == ["a"])
+            try await withDeadline(10, "saves after the journal closed") {
+                let launch = try await folder.launch(server: Server())
+                launch.store.dispatch(Posted(run: "a"))
+                try await launch.flush()
+                #expect(try folder.saved().posted == ["a"])
 
-            launch.journal.close()
-            launch.store.dispatch(Posted(run: "b"))
-            #expect {
-                try launch.persistence.flush()
-            } throws: { error in
-                guard case .writeFailed(_, let description) = error as? PersistenceError else { return false }
-                return description.contains("journal's lock")
+                launch.journal.close()
+                launch.store.dispatch(Posted(run: "b"))
+                #expect {
+                    try launch.persistence.flush()
+                } throws: { error in
+                    guard case .writeFailed(_, let description) = error as? PersistenceError else { return false }
+                    return description.contains("journal's lock")
+                }
+                #expect(try folder.saved().posted == ["a"], "unchanged")
+                try? await launch.close()
             }
-            #expect(try folder.saved().posted == ["a"], "unchanged")
-            try? await launch.close()
         }
     }
 
