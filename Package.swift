@@ -14,18 +14,22 @@ let package = Package(
         .library(name: "OresReduxLive", targets: ["OresReduxLive"]),
     ],
     targets: [
-        .target(name: "OresRedux", path: "Sources", exclude: ["Store/Testing", "Live"]),
-        .target(name: "OresReduxTesting", dependencies: ["OresRedux"], path: "Sources/Store/Testing"),
-        .target(name: "OresReduxLive", dependencies: ["OresRedux"], path: "Sources/Live"),
-        .executableTarget(
-            name: "Example", dependencies: ["OresRedux", "OresReduxLive"], path: "Example", exclude: ["fixtures"]),
+        // The core: the three folders the package is known by, and durable runs and the inspector
+        // in folders of their own. Each other product has a top-level folder of its own beside
+        // Sources: a target at `Sources` would otherwise have to exclude them.
+        .target(
+            name: "OresRedux", path: "Sources",
+            sources: ["Actions", "Reducers", "Store", "Durable", "Inspector"]),
+        .target(name: "OresReduxTesting", dependencies: ["OresRedux"], path: "OresReduxTesting"),
+        .target(name: "OresReduxLive", dependencies: ["OresRedux"], path: "OresReduxLive"),
+        .executableTarget(name: "Example", dependencies: ["OresRedux", "OresReduxLive"], path: "Example/Sources"),
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
         .executableTarget(
             name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
-        .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tests/DurableSoakChild"),
+        .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tools/DurableSoakChild"),
         // The tests depend on the soak's child so that every way of building them (swift build
         // --build-tests, swift test, Xcode's Test action) builds it beside them, and on the Example
         // so that a test replays the journal it keeps with its own builders (`@testable import
@@ -34,7 +38,8 @@ let package = Package(
             name: "OresReduxTests",
             dependencies: ["OresRedux", "OresReduxTesting", "OresReduxLive", "DurableSoakChild", "Example"],
             path: "Tests",
-            exclude: ["DurableSoakChild", "Live/hostile-clients.py"]),
+            // Run by LiveHostileClientTests from its place in the source tree, not from the bundle.
+            resources: [.copy("Live/hostile-clients.py")]),
     ],
     swiftLanguageModes: [.v6]
 )

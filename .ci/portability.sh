@@ -3,7 +3,8 @@
 # declares (macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1), read from the source alone: no
 # Apple toolchain runs here. A heuristic that errs towards a finding; each finding says how to fix it.
 #
-#   bash .ci/portability.sh       every Swift file of Sources, Tests, Example and Benchmarks, and
+#   bash .ci/portability.sh       every Swift file of Sources, the other products, Tests, Tools,
+#                                 Example and Benchmarks, and
 #                                 Package.swift; prints `path:line: rule: why` and exits 1 on any
 #
 # The rules:
@@ -21,7 +22,7 @@
 #                  that says what "on disk" means on each platform
 #   test-host      a test that finds files from Bundle.main or argv[0]: on macOS the test process is
 #                  xctest or swiftpm-testing-helper in the toolchain, not the test bundle
-#   test-deps      an executable target under Tests/ that the test target does not depend on (Xcode's
+#   test-deps      an executable target under Tests/ or Tools/ that the test target does not depend on (Xcode's
 #                  Test action would not build it)
 #   apple-behaves  a call that behaves differently on Apple platforms (flock, JSONEncoder's
 #                  .sortedKeys) without a `// portability:` note at it saying what happens there
@@ -227,7 +228,7 @@ def check_swift(path, is_test_target):
                    "/proc exists on no Apple platform: put it inside #if os(Linux), with a Darwin way beside it",
                    raw)
 
-        if path.startswith("Sources/") and not path.endswith("/FileSync.swift"):
+        if path.startswith(LIBRARY_ROOTS) and not path.endswith("/FileSync.swift"):
             if re.search(r"\bfsync\s*\(|F_FULLFSYNC", bare):
                 report(path, number, "on-disk",
                        "a flush that promises \"on disk\" goes through FileSync.toDisk (F_FULLFSYNC on "
@@ -238,7 +239,7 @@ def check_swift(path, is_test_target):
                    "build folder from the test bundle (Bundle(for:)), not from Bundle.main or argv[0]", raw)
 
         note = any("// portability:" in raw_lines[j] for j in range(max(0, index - 3), index + 1))
-        if path.startswith("Sources/") and not note:
+        if path.startswith(LIBRARY_ROOTS) and not note:
             if re.search(r"\bflock\s*\([^)]*LOCK_(EX|SH)", bare):
                 report(path, number, "apple-behaves",
                        "a held flock: on iOS a suspended app holding one on a file in an App Group "
@@ -265,10 +266,13 @@ def check_swift(path, is_test_target):
         if pending and stripped and not re.fullmatch(r"(@\w+(\([^)]*\))?\s*)+", stripped):
             pending = False
 
+# The libraries that apps ship or link: the core and each other product.
+LIBRARY_ROOTS = ("Sources/", "OresReduxTesting/", "OresReduxLive/")
+
 def check_package():
     text = open("Package.swift", encoding="utf-8").read()
     lines = text.split("\n")
-    executables = re.findall(r'\.executableTarget\(\s*name:\s*"(\w+)"[^)]*?path:\s*"(Tests/[^"]*)"', text, re.S)
+    executables = re.findall(r'\.executableTarget\(\s*name:\s*"(\w+)"[^)]*?path:\s*"((?:Tests|Tools)/[^"]*)"', text, re.S)
     for match in re.finditer(r"\.testTarget\(", text):
         depth, end = 0, match.end() - 1
         for end in range(match.end() - 1, len(text)):
@@ -287,7 +291,7 @@ def check_package():
     return [path for _, path in executables]
 
 executable_test_paths = check_package()
-for root in ["Sources", "Tests", "Example", "Benchmarks"]:
+for root in ["Sources", "OresReduxTesting", "OresReduxLive", "Tests", "Tools", "Example", "Benchmarks"]:
     for folder, _, files in sorted(os.walk(root)):
         for name in sorted(files):
             if name.endswith(".swift"):

@@ -13,7 +13,7 @@ import Testing
 // build of the tests) this file is compiled out, and the soak with it.
 #if os(macOS) || os(Linux)
 
-    // Issue 22's kill soak. A child process (Tests/DurableSoakChild) publishes a few posts as durable
+    // Issue 22's kill soak. A child process (Tools/DurableSoakChild) publishes a few posts as durable
     // runs: upload (at least once, same key) → post (at most once) → notify (at least once, same key),
     // each call appending an fsync'd line to a side-effect log, the state saved with its marks. The
     // soak kills it with SIGKILL at random moments (seeded, printed), launches it again, and again,

@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxLive
 import Testing
 
-// The snippets of Sources/Live/OresReduxLive.docc/WatchingARunningApp.md (and the catalog's landing
+// The snippets of OresReduxLive/OresReduxLive.docc/WatchingARunningApp.md (and the catalog's landing
 // page). The time-travel semantics it states are LiveInspectorTests.jumpLeavesRunsRunning.
 
 extension GuideApp {

@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/Store/Testing/OresReduxTesting.docc/CheckingAnUpdateAgainstRecordedRuns.md,
+// The snippets of OresReduxTesting/OresReduxTesting.docc/CheckingAnUpdateAgainstRecordedRuns.md,
 // on the app of the durable runs guide (DurableRunsGuideTests.swift): upload, "post", show.
 
 enum ReplayCheckGuide {

@@ -2,7 +2,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/Store/Testing/OresReduxTesting.docc (the guide and the landing page) and of the README's section
+// The snippets of OresReduxTesting/OresReduxTesting.docc (the guide and the landing page) and of the README's section
 // "Testing the order of things".
 
 extension GuideApp {

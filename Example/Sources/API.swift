@@ -15,11 +15,12 @@ struct APIError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Serves the JSON fixtures next to this file with a realistic latency: no server needed.
+/// Serves the JSON fixtures in `Example/fixtures` with a realistic latency: no server needed.
 struct FakeAPI: API {
     var latency: Duration = .milliseconds(120)
     var brokenFeed = false
-    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("fixtures")
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("fixtures")
 
     func logIn(user: String, password: String) async throws -> Session {
         try await load("login.json", after: latency)
