@@ -65,7 +65,7 @@ struct RunAndPipelineModelTests {
         }
 
         /// `Protected.handle` and `GraphRun.perform`: one event on `thread`.
-        func handle(on thread: Int, _ event: (inout RunStateMachine) -> RunStateMachine.Effects) {
+        func handle(on thread: Int, _ event: (inout RunStateMachine) -> RunSteps) {
             var effects = event(&run)
             run.holdWaiters(insidePipeline: pipeline.isApplying(on: thread), &effects)
             running.formUnion(effects.startAsync)
@@ -150,7 +150,7 @@ struct RunAndPipelineModelTests {
                 let thread = (1..<4).first { !pipeline.isApplying(on: $0) }!
                 let result: Result<(any Sendable)?, any Error> =
                     random.chance(25) ? .failure(Offline()) : .success(node)
-                handle(on: thread) { $0.asyncFinished(node, result, attempts: 1, now: .nanoseconds(time)) }
+                handle(on: thread) { $0.asyncFinished(node, result, now: .nanoseconds(time)) }
             case 7:
                 nextWaiter += 1
                 let target = random.below(count + 1)

@@ -196,3 +196,13 @@ struct GraphShape: Sendable {
     func kind(_ index: Int) -> NodeKind { storage.bodies[index].kind }
     func prerequisites(_ index: Int) -> [Int] { Array(storage.prerequisites(of: index)) }
 }
+
+/// Time since now on `clock`, as a closure that reads it: the one clock a run's report and its
+/// timeouts share (a test clock's run shows virtual times).
+func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
+    func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+    return start(clock)
+}
