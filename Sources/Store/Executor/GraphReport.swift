@@ -75,14 +75,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     /// The entry of the node at `index`.
     public subscript(index: Int) -> Entry {
         let node = nodes[index]
-        let outcome: OutcomeKind? =
-            switch node.status {
-            case .succeeded: .succeeded
-            case .failed: .failed
-            case .skipped: .skipped
-            case .cancelled: .cancelled
-            case .waiting, .ready, .running: nil
-            }
+        let outcome = node.status.outcomeKind
         let attempts = node.start == nil ? 0 : (retriedAttempts[index] ?? 1)
         return Entry(
             index: index, label: graph.label(index), kind: graph.kind(index),
@@ -104,12 +97,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// How many nodes ended with `outcome`.
     public func count(of outcome: OutcomeKind) -> Int {
-        nodes.reduce(0) { count, node in
-            switch (node.status, outcome) {
-            case (.succeeded, .succeeded), (.failed, .failed), (.skipped, .skipped), (.cancelled, .cancelled): count + 1
-            default: count
-            }
-        }
+        nodes.reduce(0) { count, node in node.status.outcomeKind == outcome ? count + 1 : count }
     }
 
     /// One line: how many nodes ended each way, and how long the run took.

@@ -686,6 +686,17 @@ enum NodeStatus: UInt8, Sendable {
     case waiting, ready, running, succeeded, failed, skipped, cancelled
 
     var isTerminal: Bool { rawValue >= NodeStatus.succeeded.rawValue }
+
+    /// How a node with this status ended; `nil` while it has not.
+    var outcomeKind: OutcomeKind? {
+        switch self {
+        case .succeeded: .succeeded
+        case .failed: .failed
+        case .skipped: .skipped
+        case .cancelled: .cancelled
+        case .waiting, .ready, .running: nil
+        }
+    }
 }
 
 /// One node's bookkeeping in a run, as the state machine keeps it and a report reads it.
