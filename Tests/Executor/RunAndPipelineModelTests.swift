@@ -45,7 +45,7 @@ struct RunAndPipelineModelTests {
         var pipeline = PipelineMachine<Int>()
         let token = RunToken()
 
-        // The shell's state (GraphRun's `Protected`, the applier's place in the run's items).
+        // The shell's state (GraphRun's `RunLockedState`, the applier's place in the run's items).
         var targets: [Int: Int] = [:]  // waiter -> node (count: the whole run)
         var resumed: [Int: Int] = [:]
         var nextWaiter = 0
@@ -64,7 +64,7 @@ struct RunAndPipelineModelTests {
             #expect(echoesApplied == echoesQueued, "seed \(seed): waiter \(waiter) resumed before an echo was applied")
         }
 
-        /// `Protected.handle` and `GraphRun.perform`: one event on `thread`.
+        /// `RunLockedState.handle` and `GraphRun.perform`: one event on `thread`.
         func handle(on thread: Int, _ event: (inout RunStateMachine) -> RunSteps) {
             var effects = event(&run)
             run.holdWaiters(insidePipeline: pipeline.isApplying(on: thread), &effects)
