@@ -87,9 +87,14 @@ public struct ActionGraph<State: Sendable>: Sendable {
         after prerequisites: repeat Node<each R>,
         make: @escaping @Sendable (repeat each R) -> A
     ) -> Node<Void> {
-        addNode(after: repeat each prerequisites) { responses in
-            .makeAction({ inputs, _ in make(repeat each responses(inputs)) }, ActionType(A.self))
-        }
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        return endNode(
+            .makeAction(
+                { inputs, _ in
+                    var position = 0
+                    return make(repeat inputs.next((each R).self, &position))
+                }, ActionType(A.self)))
     }
 
     /// Adds a sync action built, when the node starts, from the store's state at that moment and the
@@ -110,11 +115,15 @@ public struct ActionGraph<State: Sendable>: Sendable {
         after prerequisites: repeat Node<each R>,
         makeFromState make: @escaping @Sendable (State, repeat each R) -> A
     ) -> Node<Void> {
-        addNode(after: repeat each prerequisites) { responses in
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        return endNode(
             .makeAction(
-                { inputs, backend in make(Self.backend(backend).currentState, repeat each responses(inputs)) },
-                ActionType(A.self))
-        }
+                { inputs, backend in
+                    var position = 0
+                    return make(Self.backend(backend).currentState, repeat inputs.next((each R).self, &position))
+                },
+                ActionType(A.self)))
     }
 
     // MARK: Async nodes
@@ -155,12 +164,15 @@ public struct ActionGraph<State: Sendable>: Sendable {
     )
         -> Node<A.Response> where A.State == State
     {
-        addNode(after: repeat each prerequisites) { responses in
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        return endNode(
             .async(
                 { inputs, backend in
-                    Self.backend(backend).nodeWork(make(repeat each responses(inputs)), key: inputs.idempotencyKey)
-                }, ActionType(A.self), readsResponses: true)
-        }
+                    var position = 0
+                    return Self.backend(backend).nodeWork(
+                        make(repeat inputs.next((each R).self, &position)), key: inputs.idempotencyKey)
+                }, ActionType(A.self), readsResponses: true))
     }
 
     /// Adds an async action built, when the node starts, from the store's state at that moment and
@@ -183,14 +195,17 @@ public struct ActionGraph<State: Sendable>: Sendable {
     )
         -> Node<A.Response> where A.State == State
     {
-        addNode(after: repeat each prerequisites) { responses in
+        let index = beginNode()
+        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        return endNode(
             .async(
                 { inputs, backend in
                     let backend = Self.backend(backend)
+                    var position = 0
                     return backend.nodeWork(
-                        make(backend.currentState, repeat each responses(inputs)), key: inputs.idempotencyKey)
-                }, ActionType(A.self), readsResponses: true)
-        }
+                        make(backend.currentState, repeat inputs.next((each R).self, &position)),
+                        key: inputs.idempotencyKey)
+                }, ActionType(A.self), readsResponses: true))
     }
 
     // MARK: Delays and joins
@@ -292,22 +307,6 @@ public struct ActionGraph<State: Sendable>: Sendable {
     private mutating func addNode<R>(_ body: NodeBody, after prerequisites: [any GraphNode]) -> Node<R> {
         let index = storage.addNode(body, after: prerequisites)
         return Node(graph: storage.lineageID, index: index)  // the lineage adding may have started
-    }
-
-    /// Adds a node after `prerequisites`: the one body of every builder typed by its prerequisites'
-    /// responses. `body` makes the node's body given how to read those responses, typed and in
-    /// order, from what the node receives when it starts.
-    private mutating func addNode<each R, Response>(
-        after prerequisites: repeat Node<each R>,
-        body: (@escaping @Sendable (NodeInputs) -> (repeat each R)) -> NodeBody
-    ) -> Node<Response> {
-        let index = beginNode()
-        for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
-        return endNode(
-            body { inputs in
-                var position = 0
-                return (repeat inputs.next((each R).self, &position))
-            })
     }
 
     private mutating func beginNode() -> Int {

@@ -9,9 +9,12 @@ final class RunEventRecorder: RunObserver {
     private var announced = false
 
     /// A recorder when the store is observed (`isObserved`); `nil` otherwise, so that an unobserved
-    /// run records nothing and reads no clock for it.
-    init?(ifObserved isObserved: Bool, hub: EventHub, storage: GraphStorage) {
-        guard isObserved else { return nil }
+    /// run records nothing. (Not a failable initializer: a class's allocates before it fails.)
+    static func ifObserved(_ isObserved: Bool, hub: EventHub, storage: GraphStorage) -> RunEventRecorder? {
+        isObserved ? RunEventRecorder(hub: hub, storage: storage) : nil
+    }
+
+    private init(hub: EventHub, storage: GraphStorage) {
         self.hub = hub
         self.shape = GraphShape(storage)
         self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: storage.count, shape: shape)

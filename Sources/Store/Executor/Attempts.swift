@@ -33,8 +33,11 @@ protocol AttemptBudget: Sendable {
 /// A node's attempts, ready to run: one attempt's work, the budget each attempt asks first, each
 /// attempt's timeout and the policy that retries them.
 struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
-    /// One attempt, given its number (the journal's, counting a durable run's earlier launches).
-    let operation: @Sendable (Int) async throws -> Value
+    /// One attempt.
+    let operation: @Sendable () async throws -> Value
+    /// One attempt given its number (the journal's, counting a durable run's earlier launches),
+    /// for work that journals it; when set, it is called instead of `operation`.
+    var numbered: (@Sendable (Int) async throws -> Value)? = nil
     /// Asked right before each attempt calls `operation`; `nil` (the run was cancelled) ends the
     /// attempts with `CancellationError` without calling it.
     let budget: Budget
@@ -44,10 +47,11 @@ struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
     /// The budget's start and the operation in one closure, for an attempt raced against its
     /// timeout; it reports the attempt's start through `started`.
     func budgetedOperation(_ started: LockedValue<AttemptStart?>) -> @Sendable () async throws -> Value {
-        { [operation, budget] in
+        { [operation, numbered, budget] in
             guard let start = budget.startAttempt() else { throw CancellationError() }
             started.withLock { $0 = start }
-            return try await operation(start.attempt)
+            if let numbered { return try await numbered(start.attempt) }
+            return try await operation()
         }
     }
 
@@ -72,31 +76,33 @@ extension AttemptPlan where Value == ResponseSlot, Budget == RunAttempts {
         node: Int, of storage: GraphStorage, inputs: NodeInputs, run: AnyObject, host: any RunHost,
         clock: any Clock<Duration>, journal: DurableRunJournal?, budget: RunAttempts
     ) {
-        let operation: @Sendable (Int) async throws -> ResponseSlot
+        let operation: @Sendable () async throws -> ResponseSlot
+        var numbered: (@Sendable (Int) async throws -> ResponseSlot)? = nil
         switch storage.bodies[node] {
         case .async(let bind, _, _):
             if let journal, let codec = storage.settings[node]?.durable {
                 var inputs = inputs
                 inputs.idempotencyKey = journal.key(of: node)
-                let attempt = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
-                operation = journal.journaled(attempt, node: node, codec: codec)
+                operation = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
+                numbered = journal.journaled(operation, node: node, codec: codec)
             } else {
-                let attempt = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
-                operation = { _ in try await attempt() }
+                operation = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
             }
         case .delay(let duration):
-            operation = { _ in
+            operation = {
                 try await clock.sleep(for: duration)
                 return nil
             }
         case .join(let wait, _):
             // The host store, not the run: a join that never ends must not keep its run alive.
-            operation = { _ in try await Attempts.untilCancelled { try await wait(host) } }
+            operation = { try await Attempts.untilCancelled { try await wait(host) } }
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
         let settings = storage.settings[node]
-        self.init(operation: operation, budget: budget, timeout: settings?.timeout, retry: settings?.retry ?? .never)
+        self.init(
+            operation: operation, numbered: numbered, budget: budget, timeout: settings?.timeout,
+            retry: settings?.retry ?? .never)
     }
 }
 
@@ -121,7 +127,8 @@ enum Attempts {
                 }
                 guard let start = plan.budget.startAttempt() else { throw CancellationError() }
                 inLaunch = start.inLaunch
-                return .success(try await plan.operation(start.attempt))
+                if let numbered = plan.numbered { return .success(try await numbered(start.attempt)) }
+                return .success(try await plan.operation())
             } catch {
                 guard inLaunch > 0, let delay = plan.delay(beforeRetryAfter: error, inLaunch: inLaunch) else {
                     return .failure(error)

@@ -106,7 +106,8 @@ extension GraphRun {
         guard let inputs else { return nil }
         return AttemptPlan(
             node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
-            budget: RunAttempts(state: state, node: node, host: core, elapsed: { self.elapsed() }))
+            budget: RunAttempts(
+                state: state, node: node, host: core, sinceCreation: sinceCreation, createdAt: createdAt))
     }
 
     /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task.

@@ -30,8 +30,8 @@ public final class GraphRun<State: Sendable>: Sendable {
     let state: LockedValue<RunLockedState>
     /// The store's clock and its time since creation, read once per run; when the run was created.
     let clock: any Clock<Duration>
-    private let sinceCreation: @Sendable () -> Duration
-    private let createdAt: Duration
+    let sinceCreation: @Sendable () -> Duration
+    let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?
     /// What a durable run's earlier launches did, for the machine's start.
@@ -69,7 +69,7 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Records the run's events when the store is observed. Called before the run's first event.
     func observe(ifStoreIsObserved isObserved: Bool) {
-        guard let recorder = RunEventRecorder(ifObserved: isObserved, hub: core.events, storage: storage) else {
+        guard let recorder = RunEventRecorder.ifObserved(isObserved, hub: core.events, storage: storage) else {
             return
         }
         state.withLock { state in

@@ -103,11 +103,13 @@ struct RunAttempts: AttemptBudget {
     let state: LockedValue<RunLockedState>
     let node: Int
     let host: any RunHost
-    /// The run's time, for the start of an attempt.
-    let elapsed: @Sendable () -> Duration
+    /// The store's time since its creation, and the run's creation on it: the run's time, for the
+    /// start of an attempt.
+    let sinceCreation: @Sendable () -> Duration
+    let createdAt: Duration
 
     func startAttempt() -> AttemptStart? {
-        let now = elapsed()
+        let now = sinceCreation() - createdAt
         let (steps, start) = state.withLock { state in
             let performable = state.handle(.attemptStarting(node: node, now: now))
             return (performable.steps, performable.steps.attemptStarted)
