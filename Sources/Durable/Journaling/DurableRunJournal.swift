@@ -123,7 +123,7 @@ final class DurableRunJournal: RunObserver, Sendable {
     /// of earlier launches) appends its start (on disk before `operation` is called), then its end
     /// with the response encoded or the error described.
     func journaled(
-        _ operation: @escaping @Sendable () async throws -> ResponseSlot, node: Int, codec: DurableNode
+        _ operation: @escaping @Sendable (Int) async throws -> ResponseSlot, node: Int, codec: DurableNode
     ) -> @Sendable (Int) async throws -> ResponseSlot {
         let label = layout.labels[node]
         let key = key(of: node)
@@ -140,7 +140,7 @@ final class DurableRunJournal: RunObserver, Sendable {
             let end: JournalRecord.AttemptEnd
             let result: Result<ResponseSlot, any Error>
             do {
-                let response = try await operation()
+                let response = try await operation(attempt)
                 do {
                     end = try codec.encode(response).map { .response($0) } ?? .responseNotJournaled
                     result = .success(response)

@@ -1,12 +1,13 @@
 /// The work of one async node: an action bound to its store, ready to be attempted.
 struct AsyncNodeWork: Sendable {
-    let attempt: @Sendable () async throws -> ResponseSlot
+    /// One attempt, given its number (which only a journaled node's journal reads).
+    let attempt: @Sendable (Int) async throws -> ResponseSlot
 
     init<A: AsyncAction, Host: Sendable>(_ action: A, host core: StoreCore<Host>, context: ActionContext<A.State>) {
         if let keyed = action as? any KeyedAsyncAction {
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
-            attempt = {
+            attempt = { _ in
                 let task = core.dispatchShared(action, key: key, context: context)
                 return try await withTaskCancellationHandler {
                     wrapResponse(try await task.value)
@@ -15,7 +16,7 @@ struct AsyncNodeWork: Sendable {
                 }
             }
         } else {
-            attempt = { wrapResponse(try await core.perform(action, context: context)) }
+            attempt = { _ in wrapResponse(try await core.perform(action, context: context)) }
         }
     }
 }
@@ -33,11 +34,8 @@ protocol AttemptBudget: Sendable {
 /// A node's attempts, ready to run: one attempt's work, the budget each attempt asks first, each
 /// attempt's timeout and the policy that retries them.
 struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
-    /// One attempt.
-    let operation: @Sendable () async throws -> Value
-    /// One attempt given its number (the journal's, counting a durable run's earlier launches),
-    /// for work that journals it; when set, it is called instead of `operation`.
-    var numbered: (@Sendable (Int) async throws -> Value)? = nil
+    /// One attempt, given its number (the journal's, counting a durable run's earlier launches).
+    let operation: @Sendable (Int) async throws -> Value
     /// Asked right before each attempt calls `operation`; `nil` (the run was cancelled) ends the
     /// attempts with `CancellationError` without calling it.
     let budget: Budget
@@ -47,11 +45,10 @@ struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
     /// The budget's start and the operation in one closure, for an attempt raced against its
     /// timeout; it reports the attempt's start through `started`.
     func budgetedOperation(_ started: LockedValue<AttemptStart?>) -> @Sendable () async throws -> Value {
-        { [operation, numbered, budget] in
+        { [operation, budget] in
             guard let start = budget.startAttempt() else { throw CancellationError() }
             started.withLock { $0 = start }
-            if let numbered { return try await numbered(start.attempt) }
-            return try await operation()
+            return try await operation(start.attempt)
         }
     }
 
@@ -76,32 +73,31 @@ extension AttemptPlan where Value == ResponseSlot, Budget == RunAttempts {
         node: Int, of storage: GraphStorage, inputs: NodeInputs, run: AnyObject, host: any RunHost,
         clock: any Clock<Duration>, journal: DurableRunJournal?, budget: RunAttempts
     ) {
-        let operation: @Sendable () async throws -> ResponseSlot
-        var numbered: (@Sendable (Int) async throws -> ResponseSlot)? = nil
+        let operation: @Sendable (Int) async throws -> ResponseSlot
         switch storage.bodies[node] {
         case .async(let bind, _, _):
             if let journal, let codec = storage.settings[node]?.durable {
                 var inputs = inputs
                 inputs.idempotencyKey = journal.key(of: node)
-                operation = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
-                numbered = journal.journaled(operation, node: node, codec: codec)
+                let attempt = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
+                operation = journal.journaled(attempt, node: node, codec: codec)
             } else {
                 operation = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
             }
         case .delay(let duration):
-            operation = {
+            operation = { _ in
                 try await clock.sleep(for: duration)
                 return nil
             }
         case .join(let wait, _):
             // The host store, not the run: a join that never ends must not keep its run alive.
-            operation = { try await Attempts.untilCancelled { try await wait(host) } }
+            operation = { _ in try await Attempts.untilCancelled { try await wait(host) } }
         case .action, .makeAction:
             preconditionFailure("OresRedux: node #\(node) is not an async node")
         }
         let settings = storage.settings[node]
         self.init(
-            operation: operation, numbered: numbered, budget: budget, timeout: settings?.timeout,
+            operation: operation, budget: budget, timeout: settings?.timeout,
             retry: settings?.retry ?? .never)
     }
 }
@@ -127,8 +123,7 @@ enum Attempts {
                 }
                 guard let start = plan.budget.startAttempt() else { throw CancellationError() }
                 inLaunch = start.inLaunch
-                if let numbered = plan.numbered { return .success(try await numbered(start.attempt)) }
-                return .success(try await plan.operation())
+                return .success(try await plan.operation(start.attempt))
             } catch {
                 guard inLaunch > 0, let delay = plan.delay(beforeRetryAfter: error, inLaunch: inLaunch) else {
                     return .failure(error)

@@ -107,7 +107,7 @@ extension GraphRun {
         return AttemptPlan(
             node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
             budget: RunAttempts(
-                state: state, node: node, host: core, sinceCreation: sinceCreation, createdAt: createdAt))
+                state: state, node: node, host: core, sinceCreation: sinceCreation))
     }
 
     /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task.

@@ -31,7 +31,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// The store's clock and its time since creation, read once per run; when the run was created.
     let clock: any Clock<Duration>
     let sinceCreation: @Sendable () -> Duration
-    let createdAt: Duration
+    private let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?
     /// What a durable run's earlier launches did, for the machine's start.
@@ -57,9 +57,12 @@ public final class GraphRun<State: Sendable>: Sendable {
         let options = core.options
         self.clock = options.clock
         self.sinceCreation = core.sinceCreation
+        let createdAt = core.sinceCreation()
+        self.createdAt = createdAt
         self.state = LockedValue(
-            RunLockedState(machine: machine, counter: options.workCounter, observers: journal.map { [$0] } ?? []))
-        self.createdAt = sinceCreation()
+            RunLockedState(
+                machine: machine, counter: options.workCounter, createdAt: createdAt,
+                observers: journal.map { [$0] } ?? []))
     }
 
     /// Time since the run was created, on the store's clock: the times of its report and its events.

@@ -6,6 +6,8 @@ struct RunLockedState {
     var machine: RunStateMachine
     /// The store's count of its work, when it keeps one (a test store's).
     let counter: WorkCounter?
+    /// When the run was created, on the store's clock.
+    let createdAt: Duration
     /// Those who observe the run (the durable journal, the event recorder); set before its first event.
     var observers: [any RunObserver] = []
     var registration: UInt64?
@@ -103,15 +105,14 @@ struct RunAttempts: AttemptBudget {
     let state: LockedValue<RunLockedState>
     let node: Int
     let host: any RunHost
-    /// The store's time since its creation, and the run's creation on it: the run's time, for the
-    /// start of an attempt.
+    /// The store's time since its creation: with the run's creation, the run's time, for the start
+    /// of an attempt.
     let sinceCreation: @Sendable () -> Duration
-    let createdAt: Duration
 
     func startAttempt() -> AttemptStart? {
-        let now = sinceCreation() - createdAt
+        let now = sinceCreation()
         let (steps, start) = state.withLock { state in
-            let performable = state.handle(.attemptStarting(node: node, now: now))
+            let performable = state.handle(.attemptStarting(node: node, now: now - state.createdAt))
             return (performable.steps, performable.steps.attemptStarted)
         }
         for case .deliverEvents in steps { host.deliverEvents() }
