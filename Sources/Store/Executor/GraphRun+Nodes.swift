@@ -56,7 +56,7 @@ extension GraphRun {
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     /// The task may go on with async nodes that the node's end releases (see `runAsync`).
     func startTask(_ node: Int) {
-        let unit = core.options.workCounter.begin(unitName(of: node))
+        let unit = workCounter.begin(unitName(of: node))
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = state.withLock { state in
             guard state.machine.mayRun(node) else { return true }
@@ -91,7 +91,7 @@ extension GraphRun {
         let result = await Attempts.run(plan, clock: clock)
         unit?.note("ended its attempts")
         guard let next = asyncFinished(node, result) else { return nil }
-        return (next, core.options.workCounter.begin(unitName(of: next)))
+        return (next, workCounter.begin(unitName(of: next)))
     }
 
     /// `node`'s attempts, with its inputs read in the same look as whether it may still run;

@@ -28,9 +28,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// The graph the run executes, wrapped again for the test store's messages.
     package var graph: ActionGraph<State> { ActionGraph(storage: storage) }
     let state: LockedValue<RunLockedState>
-    /// The store's clock and its time since creation, read once per run; when the run was created.
+    /// The store's clock, time since creation and count of its work (a test store's), read once per
+    /// run; when the run was created.
     let clock: any Clock<Duration>
     let sinceCreation: @Sendable () -> Duration
+    let workCounter: WorkCounter?
     private let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?
@@ -47,8 +49,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         self.storage = storage
         self.journal = journal
         self.earlier = journal?.earlierLaunches ?? EarlierLaunches()
-        // Lazily: the machine copies each flag into its node's state, so an array of them would
-        // be allocated only to be dropped.
+        // Lazily: the machine copies each flag into its node's state (an array would be dropped).
         let machine = RunStateMachine(
             isSync: storage.bodies.lazy.map { $0.isSync },
             prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
@@ -57,12 +58,12 @@ public final class GraphRun<State: Sendable>: Sendable {
         let options = core.options
         self.clock = options.clock
         self.sinceCreation = core.sinceCreation
+        self.workCounter = options.workCounter
         let createdAt = core.sinceCreation()
         self.createdAt = createdAt
+        let observers: [any RunObserver] = journal.map { [$0] } ?? []
         self.state = LockedValue(
-            RunLockedState(
-                machine: machine, counter: options.workCounter, createdAt: createdAt,
-                observers: journal.map { [$0] } ?? []))
+            RunLockedState(machine: machine, counter: workCounter, createdAt: createdAt, observers: observers))
     }
 
     /// Time since the run was created, on the store's clock: the times of its report and its events.
@@ -98,8 +99,6 @@ public final class GraphRun<State: Sendable>: Sendable {
                 return state.handle(.start(now: now, earlier: earlier), insidePipeline: insidePipeline)
             })
     }
-
-    // MARK: Public
 
     /// Cancels the run: async nodes in flight get task cancellation and, like every node that has not
     /// started, end `.cancelled` at once; no fallback reaches the reducer after this returns. A sync
@@ -197,8 +196,6 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport { state.withLock { $0.machine }.report(shape: GraphShape(storage)) }
 
-    // MARK: Steps
-
     /// Performs the steps the machine decided, in order, with the run's lock released; returns
     /// what the caller goes on with (a node handed on to its task, an item to apply).
     @discardableResult
@@ -235,8 +232,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 }
 
-/// What the caller of `GraphRun.perform` goes on with. Not nested in the generic `GraphRun`, for
-/// the reason `RunLockedState` gives.
+/// What the caller of `GraphRun.perform` goes on with (not nested: see `RunLockedState`).
 enum NextForCaller {
     case none
     /// The async node the machine handed on to the task that ended a node.
