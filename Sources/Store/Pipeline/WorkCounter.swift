@@ -82,7 +82,7 @@ package final class WorkCounter: Sendable {
     // MARK: Units
 
     /// A new running unit, counted from now: call it before creating the task that runs it.
-    package func begin(_ name: String, isTask: Bool = true) -> Unit {
+    func begin(_ name: String, isTask: Bool = true) -> Unit {
         let (id, watchers) = state.withLock { state -> (UInt64, [@Sendable () -> Void]) in
             state.nextID += 1
             state.units[state.nextID] = UnitRecord(name: name, isTask: isTask)
@@ -186,7 +186,7 @@ package final class WorkCounter: Sendable {
     // MARK: Running counted work
 
     /// Runs `body` as `unit` (a task's whole body), then ends the unit.
-    package static func run<T>(
+    static func run<T>(
         _ unit: Unit?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async rethrows -> T {
         guard let unit else { return try await body() }
@@ -197,7 +197,7 @@ package final class WorkCounter: Sendable {
 
     /// The current task's unit, when the current task is the counted work that runs it (not a task
     /// that inherited it): the unit that a suspension of this task parks.
-    package static func currentUnit() -> Unit? {
+    static func currentUnit() -> Unit? {
         guard let unit = current, unit.counter.owns(unit.id, owner: currentTaskIdentity()) else { return nil }
         return unit
     }
