@@ -1,4 +1,5 @@
 import Foundation
+import OresReduxTesting
 import Testing
 
 @testable import OresRedux
