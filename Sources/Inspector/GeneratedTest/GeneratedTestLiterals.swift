@@ -32,6 +32,9 @@ struct GeneratedTestLiterals {
 
     /// For each type a value was cut at, the shortest whole value of it recorded elsewhere.
     private let whole: [String: String]
+    /// Whether any value of the recording is cut: when none is, no state built from them is, and a
+    /// state change need not look for cuts through the whole of each field it touched.
+    private let anyCut: Bool
 
     init(_ recording: InspectorRecording) {
         var values = [recording.base]
@@ -54,6 +57,7 @@ struct GeneratedTestLiterals {
 
         var cutTypes: Set<String> = []
         for value in values { Self.collectCutTypes(value, into: &cutTypes) }
+        anyCut = values.contains { !Self.cuts(in: $0).isEmpty }
         var whole: [String: String] = [:]
         if !cutTypes.isEmpty {
             let writer = GeneratedTestLiterals(whole: [:])
@@ -66,6 +70,7 @@ struct GeneratedTestLiterals {
 
     private init(whole: [String: String]) {
         self.whole = whole
+        anyCut = true
     }
 
     /// Why `value` is not whole (empty when it is).
@@ -190,7 +195,7 @@ struct GeneratedTestLiterals {
 
     /// `$0.field = value` for each top-level field the patch touched (or `$0 = value` for a state
     /// that has no fields); a field whose new value is cut is left unasserted instead.
-    func change(from old: InspectorValue, to new: InspectorValue, patch: InspectorPatch) -> Change {
+    func change(to new: InspectorValue, patch: InspectorPatch) -> Change {
         var touched: [Int] = []
         var elements: [Int: [Int]] = [:]  // for each touched field, the elements its edits name
         var wholeFields: Set<Int> = []
@@ -213,7 +218,7 @@ struct GeneratedTestLiterals {
         }
         guard case .structure(_, let fields) = new, !whole else {
             guard !patch.isEmpty else { return Change() }
-            let cuts = Self.cuts(in: new)
+            let cuts = anyCut ? Self.cuts(in: new) : []
             if !cuts.isEmpty { return Change(unasserted: [("self", cuts.reason)]) }
             return Change(assignments: ["$0 = \(expression(new))"])
         }
@@ -221,7 +226,7 @@ struct GeneratedTestLiterals {
         for index in touched.sorted() {
             guard fields.indices.contains(index), let label = fields[index].label else { continue }
             let value = fields[index].value
-            let cuts = Self.cuts(in: value)
+            let cuts = anyCut ? Self.cuts(in: value) : []
             if !cuts.isEmpty {
                 change.unasserted.append((label, cuts.reason))
                 continue

@@ -68,13 +68,17 @@ extension InspectorRecording {
             lines += stubLines(literals)
         }
 
-        // Each step's state change, from the state before it in the recorded order.
+        // Each step's state change, from the state before it in the recorded order, worked out when
+        // the walk first needs it: a walk that stops at `limit` pays nothing for the steps after.
         var changes: [GeneratedTestLiterals.Change] = []
         var state = base
-        for step in steps {
-            let next = step.patch.applied(to: state)
-            changes.append(literals.change(from: state, to: next, patch: step.patch))
-            state = next
+        func change(_ index: Int) -> GeneratedTestLiterals.Change {
+            while changes.count <= index {
+                let patch = steps[changes.count].patch
+                patch.apply(to: &state)
+                changes.append(literals.change(to: state, patch: patch))
+            }
+            return changes[index]
         }
         let graphs = runs.map { run in graph(Int(run.id), run.nodes.map(\.label)) }
 
@@ -86,7 +90,7 @@ extension InspectorRecording {
             if size > limit { return nil }
             switch item {
             case .step(let index):
-                lines += stepLines(steps[index], changes[index], literals)
+                lines += stepLines(steps[index], change(index), literals)
             case .answer(let index):
                 let answer = schedule.answers[index]
                 if answer.earlierTries > 0 {

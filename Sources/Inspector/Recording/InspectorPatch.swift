@@ -36,8 +36,14 @@ struct InspectorPatch: Sendable, Hashable {
     /// `value` with this patch applied.
     func applied(to value: InspectorValue) -> InspectorValue {
         var result = value
-        for edit in edits { Self.apply(edit, to: &result) }
+        apply(to: &result)
         return result
+    }
+
+    /// Applies this patch to `value` in place: a state no one else holds is changed where the edits
+    /// point, not copied whole, so walking a recording's states costs what its patches touch.
+    func apply(to value: inout InspectorValue) {
+        for edit in edits { Self.apply(edit, to: &value) }
     }
 
     private static func apply(_ edit: Edit, to root: inout InspectorValue) {

@@ -500,7 +500,7 @@ struct InspectorRound<State: Sendable> {
             previous = state
             through = start.number
         }
-        for step in dropping { base = step.patch.applied(to: base) }
+        for step in dropping { step.patch.apply(to: &base) }
         let builder = PatchBuilder(describer: describer)
         described.reserveCapacity(batch.count)
         for pending in batch {
@@ -523,7 +523,7 @@ struct InspectorRound<State: Sendable> {
             previous = state
             through = pending.number
             if dropsFromBatch > 0 {
-                base = patch.applied(to: base)
+                patch.apply(to: &base)
                 dropsFromBatch -= 1
             } else {
                 described.append(step)

@@ -37,7 +37,7 @@ public struct InspectorRecording: Sendable {
         var state = base
         var all = [state]
         for step in steps {
-            state = step.patch.applied(to: state)
+            step.patch.apply(to: &state)
             all.append(state)
         }
         return all
@@ -270,7 +270,7 @@ public struct InspectorRecording: Sendable {
         write(head.text)
         var state = base
         for index in 0...steps.count {
-            if index > 0 { state = steps[index - 1].patch.applied(to: state) }
+            if index > 0 { steps[index - 1].patch.apply(to: &state) }
             var json = JSONText()
             if index > 0 { json.raw(",") }
             json.object { entry in entry.field("state") { $0.plain(state) } }
