@@ -28,21 +28,17 @@ package struct JSONText {
             var escape: String?
             var length = 1
             switch byte {
-            case UInt8(ascii: "\""): escape = "\\\""
-            case UInt8(ascii: "\\"): escape = "\\\\"
-            case UInt8(ascii: "\n"): escape = "\\n"
-            case UInt8(ascii: "\r"): escape = "\\r"
-            case UInt8(ascii: "\t"): escape = "\\t"
-            case UInt8(ascii: "<"): escape = "\\u003c"
-            case UInt8(ascii: ">"): escape = "\\u003e"
-            case UInt8(ascii: "&"): escape = "\\u0026"
-            case 0..<0x20, 0x7F: escape = Self.unicodeEscape(UInt32(byte))
+            case 0..<0x20, UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                escape = TextEscaping.jsonEscape(Unicode.Scalar(byte))
+            // What JSON allows but a `<script>` element or a JavaScript line does not.
+            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0x7F:
+                escape = TextEscaping.jsonUnicodeEscape(UInt32(byte))
             case 0xE2:
                 let second = utf8.index(after: index)
                 if second != utf8.endIndex, utf8[second] == 0x80 {
                     let third = utf8.index(after: second)
                     if third != utf8.endIndex, utf8[third] == 0xA8 || utf8[third] == 0xA9 {
-                        escape = utf8[third] == 0xA8 ? "\\u2028" : "\\u2029"
+                        escape = TextEscaping.jsonUnicodeEscape(utf8[third] == 0xA8 ? 0x2028 : 0x2029)
                         length = 3
                     }
                 }
@@ -59,11 +55,6 @@ package struct JSONText {
         }
         bytes.append(contentsOf: value.utf8[runStart..<index])
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func unicodeEscape(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16)
-        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 
     mutating func number(_ value: Int) {
@@ -194,7 +185,7 @@ package struct JSONText {
         }
     }
 
-    private mutating func entry(_ entry: InspectorValue.Entry) {
+    private mutating func entry(_ entry: InspectorValue.DictionaryEntry) {
         raw("[")
         value(entry.key)
         raw(",")

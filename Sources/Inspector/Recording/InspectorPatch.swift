@@ -24,7 +24,7 @@ struct InspectorPatch: Sendable, Hashable {
         /// The elements inserted there (none for a dictionary: see `insertingEntries`).
         var inserting: [InspectorValue]
         /// For a dictionary, the entries inserted there (then ``inserting`` is empty).
-        var insertingEntries: [InspectorValue.Entry]
+        var insertingEntries: [InspectorValue.DictionaryEntry]
     }
 
     /// The edits, in the order they apply.
@@ -237,7 +237,7 @@ struct PatchBuilder {
     /// Dictionaries, sorted by key: entries with the same key are paired and their values compared;
     /// the others are removed or inserted.
     private func diffEntries(
-        _ old: [InspectorValue.Entry], _ new: [InspectorValue.Entry], path: [Int],
+        _ old: [InspectorValue.DictionaryEntry], _ new: [InspectorValue.DictionaryEntry], path: [Int],
         into edits: inout [InspectorPatch.Edit]
     ) {
         let script = Alignment.script(
