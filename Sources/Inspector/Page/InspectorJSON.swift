@@ -91,6 +91,11 @@ package struct JSONText {
         raw("]")
     }
 
+    /// `[a, b, ...]` of values of different kinds, each written by its part.
+    mutating func tuple(_ parts: ((inout JSONText) -> Void)...) {
+        array(parts) { json, part in part(&json) }
+    }
+
     /// `{"key": value, ...}`, in the order given.
     mutating func object(_ body: (inout ObjectWriter) -> Void) {
         var writer = ObjectWriter(json: self)
@@ -176,21 +181,11 @@ package struct JSONText {
     }
 
     private mutating func fields(_ fields: [InspectorValue.Field]) {
-        array(fields) { json, field in
-            json.raw("[")
-            json.optionalString(field.label)
-            json.raw(",")
-            json.value(field.value)
-            json.raw("]")
-        }
+        array(fields) { json, field in json.tuple({ $0.optionalString(field.label) }, { $0.value(field.value) }) }
     }
 
     private mutating func entry(_ entry: InspectorValue.DictionaryEntry) {
-        raw("[")
-        value(entry.key)
-        raw(",")
-        value(entry.value)
-        raw("]")
+        tuple({ $0.value(entry.key) }, { $0.value(entry.value) })
     }
 
     /// A patch: `["=", path, value]` replaces, `["~", path, [[at, removing, [inserted]], ...]]`
@@ -199,31 +194,25 @@ package struct JSONText {
         array(patch.edits) { json, edit in
             switch edit {
             case .replace(let path, let value):
-                json.raw("[\"=\",")
-                json.array(path) { $0.number($1) }
-                json.raw(",")
-                json.value(value)
-                json.raw("]")
+                json.tuple({ $0.string("=") }, { $0.array(path) { $0.number($1) } }, { $0.value(value) })
             case .splice(let path, let hunks):
-                json.raw("[\"~\",")
-                json.array(path) { $0.number($1) }
-                json.raw(",")
-                json.array(hunks) { json, hunk in
-                    json.raw("[")
-                    json.number(hunk.at)
-                    json.raw(",")
-                    json.number(hunk.removing)
-                    json.raw(",")
-                    if hunk.insertingEntries.isEmpty {
-                        json.array(hunk.inserting) { $0.value($1) }
-                    } else {
-                        json.array(hunk.insertingEntries) { json, entry in json.entry(entry) }
-                    }
-                    json.raw("]")
-                }
-                json.raw("]")
+                json.tuple(
+                    { $0.string("~") }, { $0.array(path) { $0.number($1) } },
+                    { json in json.array(hunks) { json, hunk in json.hunk(hunk) } })
             }
         }
+    }
+
+    private mutating func hunk(_ hunk: InspectorPatch.Hunk) {
+        tuple(
+            { $0.number(hunk.at) }, { $0.number(hunk.removing) },
+            { json in
+                if hunk.insertingEntries.isEmpty {
+                    json.array(hunk.inserting) { $0.value($1) }
+                } else {
+                    json.array(hunk.insertingEntries) { json, entry in json.entry(entry) }
+                }
+            })
     }
 
     /// A described value as plain JSON, as JavaScript tools expect a state: a structure as an

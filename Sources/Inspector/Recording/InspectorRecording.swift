@@ -98,31 +98,16 @@ public struct InspectorRecording: Sendable {
     /// One step as the page reads it: `[number, timeMs, type, action, edits, origin, store]`
     /// (`store` negative where another store's recording begins).
     static func write(_ step: InspectorStep, into json: inout JSONText) {
-        json.raw("[")
-        json.number(step.number)
-        json.raw(",")
-        json.milliseconds(step.time)
-        json.raw(",")
-        json.string(step.actionType)
-        json.raw(",")
-        json.value(step.action)
-        json.raw(",")
-        json.patch(step.patch)
-        json.raw(",")
-        if let origin = step.origin {
-            json.raw("[")
-            json.number(Int(origin.run.rawValue))
-            json.raw(",")
-            json.optionalNumber(origin.node)
-            json.raw(",")
-            json.string(origin.kind.rawValue)
-            json.raw("]")
-        } else {
-            json.raw("null")
-        }
-        json.raw(",")
-        json.number(step.startsStore ? -step.store : step.store)
-        json.raw("]")
+        json.tuple(
+            { $0.number(step.number) }, { $0.milliseconds(step.time) }, { $0.string(step.actionType) },
+            { $0.value(step.action) }, { $0.patch(step.patch) },
+            { json in
+                guard let origin = step.origin else { return json.raw("null") }
+                json.tuple(
+                    { $0.number(Int(origin.run.rawValue)) }, { $0.optionalNumber(origin.node) },
+                    { $0.string(origin.kind.rawValue) })
+            },
+            { $0.number(step.startsStore ? -step.store : step.store) })
     }
 
     /// One async action dispatched on its own, as the page reads it.
@@ -176,15 +161,9 @@ public struct InspectorRecording: Sendable {
                         object.field("endTime") { $0.milliseconds(node.endTime) }
                         object.field("attempts") { json in
                             json.array(node.attempts) { json, attempt in
-                                json.raw("[")
-                                json.number(attempt.number)
-                                json.raw(",")
-                                json.milliseconds(attempt.time)
-                                json.raw(",")
-                                json.milliseconds(attempt.backoff)
-                                json.raw(",")
-                                json.number(attempt.at)
-                                json.raw("]")
+                                json.tuple(
+                                    { $0.number(attempt.number) }, { $0.milliseconds(attempt.time) },
+                                    { $0.milliseconds(attempt.backoff) }, { $0.number(attempt.at) })
                             }
                         }
                         object.field("end") { Self.write(node.end, into: &$0) }
