@@ -80,7 +80,7 @@ extension InspectorRecording {
             }
             return changes[index]
         }
-        let graphs = runs.map { run in graph(Int(run.id), run.nodes.map(\.label)) }
+        let graphs = runs.map { run in graph(Int(run.start.id), run.nodes.map(\.label)) }
 
         var size = lines.reduce(0) { $0 + $1.utf8.count + 1 }
         var counted = lines.count
@@ -112,7 +112,8 @@ extension InspectorRecording {
                 } else {
                     let names = run.nodes.map(\.label).joined(separator: ", ")
                     lines.append(
-                        "    // run #\(run.id) was dispatched here: \(binding)store.dispatch(<its graph: \(names)>)")
+                        "    // run #\(run.start.id) was dispatched here: \(binding)store.dispatch(<its graph: \(names)>)"
+                    )
                 }
             case .dispatchAction(let index):
                 lines.append("    store.dispatch(\(literals.expression(asyncActions[index].action)))")
@@ -173,7 +174,7 @@ extension InspectorRecording {
 
     /// The name of a cancelled run's `GraphRun`: `run2`, or `run2InStore3` past the first store.
     static func runName(_ run: InspectorRun) -> String {
-        run.store > 1 ? "run\(run.id)InStore\(run.store)" : "run\(run.id)"
+        run.start.store > 1 ? "run\(run.start.id)InStore\(run.start.store)" : "run\(run.start.id)"
     }
 
     /// One stub per async action type, with its recorded answers in order.
