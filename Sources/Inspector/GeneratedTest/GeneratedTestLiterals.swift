@@ -32,9 +32,6 @@ struct GeneratedTestLiterals {
 
     /// For each type a value was cut at, the shortest whole value of it recorded elsewhere.
     private let whole: [String: String]
-    /// Whether any value of the recording is cut: when none is, no state built from them is, and a
-    /// state change need not look for cuts through the whole of each field it touched.
-    private let anyCut: Bool
 
     init(_ recording: InspectorRecording) {
         var values = [recording.base]
@@ -57,7 +54,6 @@ struct GeneratedTestLiterals {
 
         var cutTypes: Set<String> = []
         for value in values { Self.collectCutTypes(value, into: &cutTypes) }
-        anyCut = values.contains { !Self.cuts(in: $0).isEmpty }
         var whole: [String: String] = [:]
         if !cutTypes.isEmpty {
             let writer = GeneratedTestLiterals(whole: [:])
@@ -70,24 +66,6 @@ struct GeneratedTestLiterals {
 
     private init(whole: [String: String]) {
         self.whole = whole
-        anyCut = true
-    }
-
-    /// Why `value` is not whole (empty when it is).
-    static func cuts(in value: InspectorValue) -> Cuts {
-        switch value {
-        case .string(_, let truncatedFrom): truncatedFrom == nil ? [] : .length
-        case .truncated: .depth
-        case .leaf, .none, .redacted: []
-        case .structure, .enumCase, .collection, .dictionary:
-            value.children.reduce(into: Cuts()) { $0.formUnion(cuts(in: $1)) }
-                .union(dictionaryKeyCuts(value))
-        }
-    }
-
-    private static func dictionaryKeyCuts(_ value: InspectorValue) -> Cuts {
-        guard case .dictionary(_, let entries) = value else { return [] }
-        return entries.reduce(into: Cuts()) { $0.formUnion(cuts(in: $1.key)) }
     }
 
     private static func collectCutTypes(_ value: InspectorValue, into types: inout Set<String>) {
@@ -195,7 +173,7 @@ struct GeneratedTestLiterals {
 
     /// `$0.field = value` for each top-level field the patch touched (or `$0 = value` for a state
     /// that has no fields); a field whose new value is cut is left unasserted instead.
-    func change(to new: InspectorValue, patch: InspectorPatch) -> Change {
+    func change(to new: InspectorValue, patch: InspectorPatch, cuts stateCuts: StateCuts) -> Change {
         var touched: [Int] = []
         var elements: [Int: [Int]] = [:]  // for each touched field, the elements its edits name
         var wholeFields: Set<Int> = []
@@ -218,7 +196,7 @@ struct GeneratedTestLiterals {
         }
         guard case .structure(_, let fields) = new, !whole else {
             guard !patch.isEmpty else { return Change() }
-            let cuts = anyCut ? Self.cuts(in: new) : []
+            let cuts = stateCuts.inWhole
             if !cuts.isEmpty { return Change(unasserted: [("self", cuts.reason)]) }
             return Change(assignments: ["$0 = \(expression(new))"])
         }
@@ -226,7 +204,7 @@ struct GeneratedTestLiterals {
         for index in touched.sorted() {
             guard fields.indices.contains(index), let label = fields[index].label else { continue }
             let value = fields[index].value
-            let cuts = anyCut ? Self.cuts(in: value) : []
+            let cuts = stateCuts.inPart(index)
             if !cuts.isEmpty {
                 change.unasserted.append((label, cuts.reason))
                 continue

@@ -72,11 +72,12 @@ extension InspectorRecording {
         // the walk first needs it: a walk that stops at `limit` pays nothing for the steps after.
         var changes: [GeneratedTestLiterals.Change] = []
         var state = base
+        var cuts = StateCuts(base)
         func change(_ index: Int) -> GeneratedTestLiterals.Change {
             while changes.count <= index {
                 let patch = steps[changes.count].patch
-                patch.apply(to: &state)
-                changes.append(literals.change(to: state, patch: patch))
+                cuts.apply(patch, to: &state)
+                changes.append(literals.change(to: state, patch: patch, cuts: cuts))
             }
             return changes[index]
         }

@@ -72,6 +72,20 @@ struct InspectorPatch: Sendable, Hashable {
 }
 
 extension InspectorValue {
+    /// The part at `path`, as ``update(at:_:)`` finds it; `nil` for a path that leads nowhere.
+    func part(at path: ArraySlice<Int>) -> InspectorValue? {
+        guard let first = path.first else { return self }
+        let child: InspectorValue? =
+            switch self {
+            case .structure(_, let fields), .enumCase(_, _, let fields):
+                fields.indices.contains(first) ? fields[first].value : nil
+            case .collection(_, let elements): elements.indices.contains(first) ? elements[first] : nil
+            case .dictionary(_, let entries): entries.indices.contains(first) ? entries[first].value : nil
+            case .string, .leaf, .none, .redacted, .truncated: nil
+            }
+        return child?.part(at: path.dropFirst())
+    }
+
     /// Changes the part at `path` with `body`; a path that leads nowhere changes nothing.
     mutating func update(at path: ArraySlice<Int>, _ body: (inout InspectorValue) -> Void) {
         guard let first = path.first else { return body(&self) }
