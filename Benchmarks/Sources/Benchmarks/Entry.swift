@@ -19,6 +19,10 @@ let usage = """
                        .ci/inspector-page-benchmark.py (first step painted, selecting the last step,
                        a search, the DevTools export) when Debian's chromium, chromium-driver and
                        python3-selenium are installed; measured once a run, not ratios
+      --inspector-write [STEPS]
+                       records STEPS (default 10,000) steps over a ~1 MB state, each changing one
+                       item, then writes the inspector page: the time to record, to write, and
+                       their ratio (writing must cost no more); a small STEPS suits a debug build
       --profile-case NAME [COUNT] [SHAPE]
                        one scenario alone, for valgrind --tool=callgrind (see Profiling.swift)
       --help           this text
@@ -65,6 +69,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if arguments.first == "--inspector-page" {
         return await inspectorPage(Array(arguments.dropFirst()))
     }
+    if arguments.first == "--inspector-write" { return await inspectorPageWriting(Array(arguments.dropFirst())) }
     if arguments.first == "--profile-case" {
         return await profileCase(Array(arguments.dropFirst()))
     }
