@@ -127,8 +127,6 @@ final class LiveServer: @unchecked Sendable {
     private var statistics = LiveServerStatistics()
     private var lastPump = ContinuousClock.now
     private var lastTick = ContinuousClock.now
-    /// Counts the loop's passes: a connection accepted in this pass has not been read yet.
-    private var pass = 0
     private var streamCount: Int { connections.values.filter { $0.stream != nil }.count }
 
     /// Pumps at most this often, so a burst of steps makes one update, not one per step.
@@ -191,10 +189,9 @@ final class LiveServer: @unchecked Sendable {
             _ = poll(&fds, nfds_t(fds.count), timeout())
             if waker.isStopped { return }
             let now = ContinuousClock.now
-            pass += 1
             if fds[1].revents != 0 { waker.drain() }
-            // The connections first, then the new ones: each connection is read once before a
-            // newcomer may take its place, and no descriptor closed here is reused in this pass.
+            // The connections first, then the new ones: no descriptor closed here is reused in
+            // this pass.
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 service(entry.fd, revents: entry.revents, now: now)
             }
@@ -218,6 +215,9 @@ final class LiveServer: @unchecked Sendable {
         return Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
+    /// Accepts what is pending. When every slot is taken, a newcomer takes the place of the
+    /// slowest incomplete request; each newcomer is read at once, so one that sent its whole
+    /// request with its connection (the page, a script with the token) is answered in this pass.
     private func acceptAll(now: ContinuousClock.Instant) {
         for _ in 0..<64 {
             guard let fd = Socket.accept(listener) else { return }
@@ -235,19 +235,19 @@ final class LiveServer: @unchecked Sendable {
                     fd, "too many connections to this inspector (at most \(options.maximumConnections)); try again")
                 continue
             }
-            connections[fd] = Connection(
-                fd: fd, deadline: now + options.requestTimeout, lastProgress: now, acceptedInPass: pass)
+            connections[fd] = Connection(fd: fd, deadline: now + options.requestTimeout, lastProgress: now)
             statistics.largestConnections = max(statistics.largestConnections, connections.count)
+            service(fd, revents: Int16(POLLIN), now: now)
         }
     }
 
-    /// The connection that has been sending its request for longest, among those read at least
-    /// once: the one a newcomer replaces when every slot is taken. Clients that send a byte now and
-    /// then (and reconnect when closed) would otherwise hold every slot; the page's holder sends a
-    /// whole request at once, so it is answered before it could be the slowest.
+    /// The connection that has been sending its request for longest: the one a newcomer replaces
+    /// when every slot is taken. Clients that send a byte now and then (and reconnect when closed)
+    /// would otherwise hold every slot; a page or a script sends its whole request at once and is
+    /// answered when it is read, before it could be the slowest. Streams and responses being
+    /// written are never replaced.
     private func slowestRequest() -> Int32? {
-        connections.filter { $0.value.isReading && $0.value.acceptedInPass < pass }
-            .min { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }?.key
+        connections.filter(\.value.isReading).min { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }?.key
     }
 
     /// Answers `503` and closes, keeping nothing: what the client sent is read and dropped first,
@@ -627,14 +627,11 @@ struct Connection {
     var closesWhenFlushed = false
     var isClosed = false
     var stream: StreamState?
-    /// The loop's pass that accepted it.
-    let acceptedInPass: Int
 
-    init(fd: Int32, deadline: ContinuousClock.Instant, lastProgress: ContinuousClock.Instant, acceptedInPass: Int) {
+    init(fd: Int32, deadline: ContinuousClock.Instant, lastProgress: ContinuousClock.Instant) {
         self.fd = fd
         self.deadline = deadline
         self.lastProgress = lastProgress
-        self.acceptedInPass = acceptedInPass
     }
 }
 

@@ -317,7 +317,7 @@ dispatched = 0
 dropped = 0
 target = step
 answers = {}
-deadline = time.time() + 90
+deadline = time.time() + 150
 while dispatched < 20000 and time.time() < deadline and sum(answers.values()) < 40000:
     code, text = dispatch_again(target)
     answers[code] = answers.get(code, 0) + 1
