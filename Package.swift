@@ -26,7 +26,7 @@ let package = Package(
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
+            name: "Benchmarks", dependencies: ["OresRedux", "OresReduxLive", "AllocationCounter"],
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tools/DurableSoakChild"),
