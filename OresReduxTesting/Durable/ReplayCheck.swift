@@ -145,11 +145,15 @@ public struct ReplayCheck<State: Sendable>: Sendable {
                 return [finding(.unreadableJournal, reason)]
             case .unknownGraph(let name):
                 return [finding(.unknownGraph, "no builder is registered as \"\(name)\"")]
-            case .parametersNotEncodable(let name, let reason):
+            case .parametersNotDecodable(let name, let reason):
                 let type = durable.parametersType(name) ?? "the registered type"
                 return [
                     finding(.parametersNotDecodable, "the journaled parameters no longer decode as \(type): \(reason)")
                 ]
+            case .missingLabel(let index):
+                return [finding(.graphNotDurable, node: "#\(index)", "today's graph cannot run durably: \(error)")]
+            case .duplicateLabel(let label, _), .notDurable(let label):
+                return [finding(.graphNotDurable, node: label, "today's graph cannot run durably: \(error)")]
             default:
                 return [finding(.graphNotDurable, "today's graph cannot run durably: \(error)")]
             }
@@ -174,7 +178,7 @@ public struct ReplayCheck<State: Sendable>: Sendable {
                 var named: [String] = []
                 for record in run.records {
                     switch record {
-                    case .attemptStarted(let node, _, _), .attemptEnded(let node, _, _), .syncApplied(let node, _):
+                    case .attemptStarted(let node, _, _, _), .attemptEnded(let node, _, _), .syncApplied(let node, _):
                         if !today.contains(node) && !named.contains(node) { named.append(node) }
                     case .runStarted, .runCancelled, .runFinished:
                         continue

@@ -34,6 +34,15 @@ enum ErasedInDoubtPolicy: Sendable {
     case failInDoubt
     case ask(@Sendable (IdempotencyKey) async throws -> InDoubtAnswer<ResponseSlot>)
 
+    /// The policy as the journal keeps it with each attempt's start.
+    var rule: JournalRecord.InDoubtRule {
+        switch self {
+        case .rerunWithSameKey: .rerunWithSameKey
+        case .failInDoubt: .failInDoubt
+        case .ask: .ask
+        }
+    }
+
     init<Response: Sendable>(_ policy: InDoubtPolicy<Response>) {
         switch policy {
         case .rerunWithSameKey: self = .rerunWithSameKey
