@@ -70,8 +70,11 @@ public struct ReplayCheck<State: Sendable>: Sendable {
             do {
                 if let run = try RecordedJournalFile.read(path: path).run { runs.append(run) }
             } catch {
+                // A file damaged after its header still names its run.
+                let runID = RecordedJournalFile.runID(path: path)
+                let prefix = runID.map { "run \"\($0)\": " } ?? ""
                 unreadable.append(
-                    ReplayFinding(runID: nil, node: nil, kind: .unreadableJournal, description: "\(error)"))
+                    ReplayFinding(runID: runID, node: nil, kind: .unreadableJournal, description: prefix + "\(error)"))
             }
         }
         guard !runs.isEmpty || !unreadable.isEmpty else {

@@ -168,6 +168,25 @@ struct ReplayCheckTests {
         #expect(findings.first?.description == "run \"post-42\" (graph \"publishPost\"): node \"show\" was removed")
     }
 
+    @Test("a graph that cannot run durably names the node at fault")
+    func graphNotDurableNamesTheNode() async throws {
+        let check = today { durable in
+            durable.register("publishPost", parameters: PostDraft.self) { draft in
+                var graph = ActionGraph<PostState>()
+                let upload = graph.run(UploadPhoto(photo: draft.photo))
+                graph.setLabel("upload", for: upload)  // not declared durable
+                let post = graph.run(after: upload) { url in CreatePost(url: url) }
+                graph.setLabel("post", for: post)
+                graph.setDurable(post, inDoubt: .failInDoubt)
+                graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
+                return graph
+            }
+        }
+        let findings = check.findings(try await recordedRuns())
+        #expect(findings.map(\.kind) == [.graphNotDurable])
+        #expect(findings.first?.node == "upload")
+    }
+
     @Test("a node's response type that no longer decodes its journaled response is named with the type")
     func changedResponseType() async throws {
         let durable = today { durable in
@@ -368,11 +387,30 @@ struct ReplayCheckFolderTests {
         }
     }
 
+    @Test("a file damaged after its header is a finding with the run id its header names")
+    func damagedFileNamesItsRun() async throws {
+        let runs = try await recordedRuns()
+        try withJournalFolder { folder in
+            try write(runs, to: folder)
+            let path = runFile("post-42", in: folder)
+            var bytes = try JournalPOSIX.readAll(path)
+            bytes[bytes.count / 2] ^= 0x40  // inside a record with records after it
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let findings = today(registerRecordedBuild).findings(journalFolder: folder)
+            #expect(findings.map(\.kind) == [.unreadableJournal])
+            #expect(findings.first?.runID == "post-42")
+            #expect(findings.first?.description.hasPrefix("run \"post-42\": ") == true, "\(findings)")
+        }
+    }
+
     @Test("a folder that is missing, or holds no journal file, is a finding")
     func missingOrEmptyFolder() throws {
         try withJournalFolder { folder in
+            let missing = today(registerRecordedBuild).findings(journalFolder: folder)
+            #expect(missing.map(\.kind) == [.unreadableJournal])
             #expect(
-                today(registerRecordedBuild).findings(journalFolder: folder).map(\.kind) == [.unreadableJournal])
+                missing.first?.description
+                    == "the run journal failed to list the folder \(folder.path): it does not exist")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             #expect(today(registerRecordedBuild).findings(journalFolder: folder).map(\.kind) == [.noRecordedRuns])
         }
