@@ -132,6 +132,14 @@ struct JournalFixture: Sendable {
     }
 }
 
+/// A test store restored from the state saved in `stateFile`, with its marks.
+private func restoredStore(_ stateFile: URL) -> TestStore<OrderState> {
+    let restored = StatePersistence.restoreDurable(from: stateFile, default: OrderState())
+    return TestStore(
+        initialState: restored.state, reducer: orderReducer, dependencies: Dependencies(), exhaustivity: .off,
+        durableMarks: restored.durableMarks)
+}
+
 /// A launch on a fixture: the store restored from its saved state, its journal, the graphs
 /// registered, and stubs that log their calls.
 private struct FixtureLaunch {
@@ -141,10 +149,7 @@ private struct FixtureLaunch {
     let calls = CallLog()
 
     init(stateFile: URL, journalFolder: URL, charge: InDoubtPolicy<Int> = .failInDoubt) throws {
-        let restored = StatePersistence.restoreDurable(from: stateFile, default: OrderState())
-        store = TestStore(
-            initialState: restored.state, reducer: orderReducer, dependencies: Dependencies(), exhaustivity: .off,
-            durableMarks: restored.durableMarks)
+        store = restoredStore(stateFile)
         journal = try FileRunJournal(folder: journalFolder)
         durable = DurableRuns(store: store.store, journal: journal)
         let calls = self.calls
@@ -312,10 +317,7 @@ private struct RecordingLaunch {
     let persistence: StatePersistence
 
     init(folder: URL, stateFile: URL) throws {
-        let restored = StatePersistence.restoreDurable(from: stateFile, default: OrderState())
-        store = TestStore(
-            initialState: restored.state, reducer: orderReducer, dependencies: Dependencies(), exhaustivity: .off,
-            durableMarks: restored.durableMarks)
+        store = restoredStore(stateFile)
         journal = try FileRunJournal(folder: folder)
         durable = DurableRuns(store: store.store, journal: journal)
         persistence = StatePersistence(durableStore: store.store, url: stateFile, debounce: .seconds(3600))

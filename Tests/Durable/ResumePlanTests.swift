@@ -49,8 +49,7 @@ private func plan(
     _ records: [JournalRecord], _ nodes: [ResumePlan.Node], applied: Set<String> = [],
     fallbacksApplied: Set<String> = []
 ) -> ResumePlan {
-    ResumePlan(
-        runID: runID, records: [start] + records, nodes: nodes, applied: applied, fallbacksApplied: fallbacksApplied)
+    ResumePlan(records: [start] + records, nodes: nodes, applied: applied, fallbacksApplied: fallbacksApplied)
 }
 
 /// A fate, spelled for comparison.

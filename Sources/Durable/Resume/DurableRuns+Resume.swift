@@ -13,9 +13,11 @@ extension DurableRuns {
     ///   if the restored state does not hold it yet);
     /// - a sync node (or fallback) whose mark the restored state holds is **not applied again**;
     ///   one whose mark is missing is applied, once, into this state;
-    /// - an attempt that started and never recorded its end is **in doubt**, and its node's
-    ///   ``InDoubtPolicy`` decides: ``InDoubtPolicy/rerunWithSameKey`` calls it again as the next
-    ///   attempt with the same key; ``InDoubtPolicy/failInDoubt`` ends it failed with
+    /// - an attempt that started and never recorded its end is **in doubt**, and the
+    ///   ``InDoubtPolicy`` it started under decides (journaled with its start; today's node's policy
+    ///   for an attempt journaled by format 1, which did not record it):
+    ///   ``InDoubtPolicy/rerunWithSameKey`` calls it again as the next attempt with the same key;
+    ///   ``InDoubtPolicy/failInDoubt`` ends it failed with
     ///   ``DurableRunError/inDoubt(node:key:)`` without calling it, and its fallback tells the user;
     ///   ``InDoubtPolicy/ask(_:)`` calls the app's check with the key first. The decision is
     ///   journaled as the attempt's end (a response the check found, or the in-doubt failure), so a
@@ -153,8 +155,7 @@ extension DurableRuns {
                     fallbacksApplied.insert(label)
                 }
             }
-            return ResumePlan(
-                runID: runID, records: records, nodes: planNodes, applied: applied, fallbacksApplied: fallbacksApplied)
+            return ResumePlan(records: records, nodes: planNodes, applied: applied, fallbacksApplied: fallbacksApplied)
         }
 
         /// Today's graph as the plan sees it.

@@ -67,7 +67,6 @@ struct ResumePlan {
         var record: JournalRecord
     }
 
-    let runID: String
     private let nodes: [Node]
     private let applied: Set<String>
     private let fallbacksApplied: Set<String>
@@ -86,10 +85,7 @@ struct ResumePlan {
     ///   - nodes: today's graph, by index.
     ///   - applied: labels of the sync nodes whose mark the restored state holds.
     ///   - fallbacksApplied: labels of the nodes whose fallback's mark the restored state holds.
-    init(
-        runID: String, records: [JournalRecord], nodes: [Node], applied: Set<String>, fallbacksApplied: Set<String>
-    ) {
-        self.runID = runID
+    init(records: [JournalRecord], nodes: [Node], applied: Set<String>, fallbacksApplied: Set<String>) {
         self.nodes = nodes
         self.applied = applied
         self.fallbacksApplied = fallbacksApplied
@@ -155,10 +151,9 @@ struct ResumePlan {
             failInDoubt(node, attempt: attempt, key: key)
         case .succeeded(let response, let end):
             // Journaled as the attempt's end, so that a later relaunch neither asks again nor calls.
+            // A response kept out of the journal (`.responseNotJournaled`) is replayed by this launch
+            // only: a later one calls the node again.
             settlements.append(.init(node: node, record: .attemptEnded(node: label, attempt: attempt, end: end)))
-            if case .responseNotJournaled = end {
-                // Kept out of the journal: this launch replays it, a later one calls the node again.
-            }
             fates[node] = .replayed(.success(response), sendsFallback: false)
         case .failed(let error):
             fates[node] = replayedFailure(node, error)
