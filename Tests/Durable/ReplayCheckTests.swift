@@ -94,17 +94,18 @@ private func today(_ register: (DurableRuns<PostState>) -> Void) -> ReplayCheck<
 }
 
 /// The check against today's build: the recorded graph under its name and parameters, with its
-/// labels, its nodes and the prerequisites of "show" changed as the arguments say.
+/// labels, its nodes, the prerequisites of "show" and whether "upload" is durable changed as the
+/// arguments say.
 private func todayWith(
     upload uploadLabel: String = "upload", post postLabel: String = "post", show: Bool = true,
-    showAfterUpload: Bool = false, notify: Bool = false
+    showAfterUpload: Bool = false, notify: Bool = false, uploadIsDurable: Bool = true
 ) -> ReplayCheck<PostState> {
     today { durable in
         durable.register("publishPost", parameters: PostDraft.self) { draft in
             var graph = ActionGraph<PostState>()
             let upload = graph.run(UploadPhoto(photo: draft.photo))
             graph.setLabel(uploadLabel, for: upload)
-            graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+            if uploadIsDurable { graph.setDurable(upload, inDoubt: .rerunWithSameKey) }
             let post = graph.run(after: upload) { url in CreatePost(url: url) }
             graph.setLabel(postLabel, for: post)
             graph.setDurable(post, inDoubt: .failInDoubt)
@@ -170,19 +171,7 @@ struct ReplayCheckTests {
 
     @Test("a graph that cannot run durably names the node at fault")
     func graphNotDurableNamesTheNode() async throws {
-        let check = today { durable in
-            durable.register("publishPost", parameters: PostDraft.self) { draft in
-                var graph = ActionGraph<PostState>()
-                let upload = graph.run(UploadPhoto(photo: draft.photo))
-                graph.setLabel("upload", for: upload)  // not declared durable
-                let post = graph.run(after: upload) { url in CreatePost(url: url) }
-                graph.setLabel("post", for: post)
-                graph.setDurable(post, inDoubt: .failInDoubt)
-                graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
-                return graph
-            }
-        }
-        let findings = check.findings(try await recordedRuns())
+        let findings = todayWith(uploadIsDurable: false).findings(try await recordedRuns())
         #expect(findings.map(\.kind) == [.graphNotDurable])
         #expect(findings.first?.node == "upload")
     }
