@@ -163,6 +163,17 @@ public struct ReplayCheck<State: Sendable>: Sendable {
         }
 
         var findings: [ReplayFinding] = []
+        if case .runStarted(_, let name, let parameters, _, _, _) = run.records.first,
+            let dropped = durable.droppedParameterKeys(name, parameters), !dropped.isEmpty
+        {
+            let type = durable.parametersType(name) ?? "the registered type"
+            let fields = dropped.map { "\"\($0)\"" }.joined(separator: ", ")
+            findings.append(
+                finding(
+                    .parametersFieldDropped,
+                    "the journaled parameters hold \(fields), which \(type) no longer reads (renamed or removed): "
+                        + "a resume drops \(dropped.count == 1 ? "its value" : "their values")"))
+        }
         let recorded = rebuilt.journaled
         if !rebuilt.shapeMatches {
             if let shape = recorded.shape {

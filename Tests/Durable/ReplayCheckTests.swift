@@ -17,6 +17,12 @@ private struct PostDraft: Codable, Sendable {
     var text: String
 }
 
+/// Today's parameters, in an update that renamed `text` to an optional `caption`.
+private struct CaptionedDraft: Codable, Sendable {
+    var photo: String
+    var caption: String?
+}
+
 /// Today's parameters, in an update that changed their type: a draft holds several photos.
 private struct AlbumDraft: Codable, Sendable {
     var photos: [String]
@@ -221,6 +227,29 @@ struct ReplayCheckTests {
                 "run \"post-42\" (graph \"publishPost\"): the journaled parameters no longer decode as AlbumDraft: "),
             "\(description)")
         #expect(description.contains("photos"), "the reason names the missing key: \(description)")
+    }
+
+    @Test("a parameters field renamed to an optional one decodes, and the check says its value is dropped")
+    func parameterFieldRenamedToOptional() async throws {
+        let durable = today { durable in
+            durable.register("publishPost", parameters: CaptionedDraft.self) { draft in
+                var graph = ActionGraph<PostState>()
+                let upload = graph.run(UploadPhoto(photo: draft.photo))
+                graph.setLabel("upload", for: upload)
+                graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+                let post = graph.run(after: upload) { url in CreatePost(url: url) }
+                graph.setLabel("post", for: post)
+                graph.setDurable(post, inDoubt: .failInDoubt)
+                graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
+                return graph
+            }
+        }
+        let findings = durable.findings(try await recordedRuns())
+        #expect(findings.map(\.kind) == [.parametersFieldDropped])
+        #expect(
+            findings.first?.description
+                == "run \"post-42\" (graph \"publishPost\"): the journaled parameters hold \"text\", which CaptionedDraft no longer reads (renamed or removed): a resume drops its value"
+        )
     }
 
     @Test("a graph name no builder is registered under is named")
