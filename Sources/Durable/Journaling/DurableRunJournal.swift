@@ -117,13 +117,11 @@ final class DurableRunJournal: Sendable {
                 count += 1
                 return count
             }
-            try await record(.attemptStarted(node: label, attempt: attempt, key: key), node: label)
+            try await record(
+                .attemptStarted(node: label, attempt: attempt, key: key, inDoubt: codec.inDoubt.rule), node: label)
             if Task.isCancelled {
                 // Announced but never called: say so, so that a relaunch does not take it for in doubt.
-                try await record(
-                    .attemptEnded(
-                        node: label, attempt: attempt, end: .failed(description: Self.notCalledDescription)),
-                    node: label)
+                try await record(.attemptEnded(node: label, attempt: attempt, end: .notCalled), node: label)
                 throw CancellationError()
             }
             let end: JournalRecord.AttemptEnd
@@ -138,7 +136,7 @@ final class DurableRunJournal: Sendable {
                     result = .failure(DurableRunError.responseNotEncodable(node: label, reason: "\(error)"))
                 }
             } catch {
-                end = .failed(description: String(describing: error))
+                end = error is CancellationError ? .cancelled : .failed(description: String(describing: error))
                 result = .failure(error)
             }
             try await record(.attemptEnded(node: label, attempt: attempt, end: end), node: label)
