@@ -1,0 +1,205 @@
+import OresRedux
+import OresReduxQuery
+import OresReduxTesting
+import Testing
+
+/// The query cache on a store, told as the stories of issue 39: one call for two screens, fresh
+/// data served without a call, answers that lose to newer writes, optimistic posts and their
+/// rollback, and entries removed a minute after nobody shows them.
+@Suite("Query cache: stories on a store")
+struct QueryStoryTests {
+    typealias Feed = QueryFixtures.Feed
+    typealias AddPost = QueryFixtures.AddPost
+    let queries = QueryFixtures.queries
+    let hello = QueryFixtures.hello
+    let first = QueryFixtures.first
+    let second = QueryFixtures.second
+
+    @Test("two screens showing the same feed make one call")
+    func twoScreensOneCall() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let home = queries.observe(Feed(userID: 1), in: store)
+        let profile = queries.observe(Feed(userID: 1), in: store)
+
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        #expect(store.state.cache.feed(1) == [hello])
+        #expect(store.state.cache[Feed(userID: 1).key]?.observers == 2)
+        #expect(store.calls(to: Feed.self) == [Feed(userID: 1)])
+        home.cancel()
+        profile.cancel()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        try await store.finish()
+    }
+
+    @Test("a fresh entry is served without a call; once stale, a fetch calls again")
+    func freshIsServedStaleCalls() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        let fresh = queries.fetch(Feed(userID: 1), in: store)
+        #expect(try await withDeadline { try await fresh.value } == [hello])
+        #expect(store.calls(to: Feed.self).count == 1)
+
+        await store.clock.advance(by: .seconds(30))  // the staleTime
+        let stale = queries.fetch(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [first, hello])
+        #expect(try await withDeadline { try await stale.value } == [first, hello])
+        #expect(store.state.cache.feed(1) == [first, hello])
+        #expect(store.calls(to: Feed.self).count == 2)
+        withExtendedLifetime(screen) {}
+    }
+
+    @Test("an answer whose call started before an invalidation is not applied; the refetch after it is")
+    func anAnswerOlderThanAnInvalidationLoses() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()  // the first call is in flight...
+
+        queries.invalidate([.tag(QueryTag("Post"))], in: store)  // ...when the feed is invalidated
+        try await store.receive(QueryInvalidated.self, notAsserting: [\.cache])
+        try await store.receive(QueryCallStarted.self, notAsserting: [\.cache])  // the refetch, after the commit
+        _ = try await feeds.nextCall()
+
+        feeds.respond(with: [hello])  // the first call's answer, from before the invalidation
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == nil)
+        #expect(store.state.cache[Feed(userID: 1).key]?.status == .loading)
+
+        feeds.respond(with: [first, hello])  // the refetch's
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [first, hello])
+        withExtendedLifetime(screen) {}
+    }
+
+    @Test("an optimistic post shows at once; a failing one is rolled back exactly, the other kept")
+    func optimisticPostsAndAnExactRollback() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let posts = store.hold(AddPost.self)
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        let failing = queries.mutate(AddPost(post: first), in: store)
+        _ = try await posts.nextCall()
+        #expect(store.state.cache.feed(1) == [first, hello])  // shown before the server answered
+        let succeeding = queries.mutate(AddPost(post: second), in: store)
+        _ = try await posts.nextCall()
+        #expect(store.state.cache.feed(1) == [second, first, hello])
+
+        posts.fail(with: QueryFixtures.Offline())  // the first post
+        try await store.receive(QueryMutationFailed.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [second, hello])  // exactly its change is gone
+
+        posts.respond(with: second)
+        try await store.receive(QueryMutationSucceeded.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [second, hello])  // settled: no flicker back
+        _ = try await feeds.nextCall()  // the refetch of the invalidated, observed feed
+        feeds.respond(with: [second, hello])
+        _ = try await withDeadline { await succeeding.wait() }
+        #expect(store.state.cache.feed(1) == [second, hello])
+        #expect(store.state.cache[Feed(userID: 1).key]?.optimisticChanges == [])
+        await #expect(throws: QueryFixtures.Offline.self) { try await withDeadline { try await failing.value } }
+        withExtendedLifetime(screen) {}
+    }
+
+    @Test("a poll that started before a mutation committed never overwrites the mutation")
+    func aPollRacingAMutationLoses() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let posts = store.hold(AddPost.self)
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        queries.refetch(Feed(userID: 1), in: store)  // a poll; the server reads [hello]...
+        _ = try await feeds.nextCall()
+        let post = queries.mutate(AddPost(post: first), in: store)  // ...while a post is published
+        _ = try await posts.nextCall()
+        posts.respond(with: first)
+        try await store.receive(QueryMutationSucceeded.self, notAsserting: [\.cache])
+        _ = try await feeds.nextCall()  // the refetch, started after the mutation's commit
+
+        feeds.respond(with: [hello])  // the poll's answer arrives late
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [first, hello])  // the post is still there
+
+        feeds.respond(with: [first, hello])
+        _ = try await withDeadline { await post.wait() }
+        #expect(store.state.cache.feed(1) == [first, hello])
+        #expect(store.state.cache[Feed(userID: 1).key]?.optimisticChanges == [])
+        withExtendedLifetime(screen) {}
+    }
+
+    @Test("an entry is removed 60 s after its last observer left, on the store's clock, unless observed again")
+    func entriesLiveWhileObserved() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self, with: [hello])
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        screen.cancel()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(59))
+        #expect(store.state.cache.feed(1) == [hello])
+        let back = queries.observe(Feed(userID: 1), in: store)  // stale by now: refetched
+        await store.clock.advance(by: .seconds(1))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [hello])  // kept: observed again
+
+        back.cancel()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Feed(userID: 1).key] == nil)
+        #expect(store.calls(to: Feed.self).count == 2)
+        try await store.finish()
+    }
+
+    @Test("on the app's signal, only the observed entries that are stale are refetched")
+    func theAppsSignalRefetchesWhatIsStale() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self) { feed in [QueryFixtures.Post(id: feed.userID, text: "of \(feed.userID)")] }
+        let one = queries.observe(Feed(userID: 1), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        await store.clock.advance(by: .seconds(20))
+        let two = queries.observe(Feed(userID: 2), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        await store.clock.advance(by: .seconds(15))  // user 1's feed is stale, user 2's is not
+
+        try await withDeadline { try await queries.refetchStale(in: store).value }
+        #expect(store.calls(to: Feed.self) == [Feed(userID: 1), Feed(userID: 2), Feed(userID: 1)])
+        withExtendedLifetime((one, two)) {}
+    }
+
+    @Test("clearing everything discards the calls in flight")
+    func clearingDiscardsCallsInFlight() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+
+        queries.clear(in: store)  // log-out
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        let entry = store.state.cache[Feed(userID: 1).key]
+        #expect(entry?.data == nil)
+        #expect(entry?.status == .idle)
+        #expect(entry?.observers == 1)
+        withExtendedLifetime(screen) {}
+    }
+}
