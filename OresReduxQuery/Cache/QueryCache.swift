@@ -79,8 +79,11 @@ public struct QueryCache: Equatable, Sendable {
     }
 
     /// The entry at `key`, created (a write, stamped) with `declaration` if missing.
+    /// An entry created by a call that nobody observes counts as unobserved from its creation, so
+    /// that it is removed like one whose last observer left.
     private mutating func entry(_ key: QueryKey, declaring declaration: QueryDeclaration) -> QueryEntry {
         var entry = entries[key] ?? QueryEntry(version: stamp())
+        if entry.observers == 0, entry.unobservedAt == nil { entry.unobservedAt = lastStamp }
         entry.tags.formUnion(declaration.tags)
         entry.staleTime = declaration.staleTime
         entry.keepUnobservedFor = declaration.keepUnobservedFor

@@ -58,7 +58,8 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction {
 }
 
 /// A fetch: the entry's data when it is fresh (no call), or else the answer of a call, joined
-/// when one that will be applied is in flight.
+/// when one that will be applied is in flight. An entry that nobody observes once the call ended
+/// is removed after its `keepUnobservedFor`, unless observed meanwhile.
 public struct FetchQuery<Endpoint: QueryEndpoint>: AsyncAction {
     /// The endpoint's store's state.
     public typealias State = Endpoint.State
@@ -86,6 +87,12 @@ public struct FetchQuery<Endpoint: QueryEndpoint>: AsyncAction {
             return data
         }
         let task = context.dispatch(QueryCall(endpoint: endpoint, basis: entry?.version ?? 0))
+        defer {
+            // Fetched for nobody (a prefetch, a fetch from a graph): kept for its keepUnobservedFor.
+            if context.state[keyPath: cache][endpoint.key]?.observers == 0 {
+                context.dispatch(QueryUpkeep(.collect(endpoint.key), cache: cache))
+            }
+        }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {

@@ -36,12 +36,10 @@ public struct QueryClient<State: Sendable>: Sendable {
     }
 
     /// Fetches `endpoint` ahead of a screen that will show it, if it is not fresh; nothing waits
-    /// for it. The entry is kept for its `keepUnobservedFor` unless observed.
+    /// for it. The entry is kept for its `keepUnobservedFor` after the call, unless observed.
     public func prefetch<Endpoint: QueryEndpoint>(_ endpoint: Endpoint, in store: some ActionDispatcher<State>)
     where Endpoint.State == State {
-        store.dispatch(QueryObserved(key: endpoint.key, declaration: endpoint.declaration))
-        let fetch = store.dispatch(FetchQuery(endpoint, cache: cache))
-        store.dispatch(Unobserving(after: fetch, key: endpoint.key, cache: cache))
+        store.dispatch(FetchQuery(endpoint, cache: cache))
     }
 
     /// Calls `endpoint` even if its entry is fresh (a pull to refresh, a poll), joining a call in
@@ -128,19 +126,5 @@ public struct QueryMutationRun<State: Sendable, Response: Sendable>: Sendable {
     @discardableResult
     public func wait() async -> GraphReport {
         await run.wait()
-    }
-}
-
-/// Counts a prefetch's observer out once its fetch ended, so the entry is then kept only for its
-/// `keepUnobservedFor`.
-struct Unobserving<State: Sendable, Response: Sendable>: AsyncAction {
-    let after: ActionTask<Response>
-    let key: QueryKey
-    let cache: WritableKeyPath<State, QueryCache> & Sendable
-
-    func run(_ context: ActionContext<State>) async throws {
-        _ = try? await after.value
-        context.dispatch(QueryUnobserved(key: key))
-        try await context.dispatch(QueryUpkeep(.collect(key), cache: cache)).value
     }
 }

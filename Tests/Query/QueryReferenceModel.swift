@@ -79,7 +79,10 @@ struct QueryReferenceModel {
     }
 
     private mutating func ensure(_ key: QueryKey, _ declaration: QueryDeclaration) {
-        if entries[key] == nil { entries[key] = Entry(writes: [next()]) }
+        if entries[key] == nil {
+            let created = next()
+            entries[key] = Entry(unobservedAt: created, writes: [created])
+        }
         entries[key]!.tags.formUnion(declaration.tags)
         entries[key]!.staleTime = declaration.staleTime
     }

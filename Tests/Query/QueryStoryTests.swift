@@ -170,6 +170,32 @@ struct QueryStoryTests {
         try await store.finish()
     }
 
+    @Test("a prefetched feed is shown at once when its screen comes, and removed if it never does")
+    func prefetchedEntries() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self) { feed in [QueryFixtures.Post(id: feed.userID, text: "of \(feed.userID)")] }
+        queries.prefetch(Feed(userID: 1), in: store)
+        queries.prefetch(Feed(userID: 2), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        try await store.clock.waitForSleepers(2)  // each kept for 60 s unless observed
+
+        let screen = queries.observe(Feed(userID: 1), in: store)  // fresh: shown without a call
+        #expect(store.state.cache.feed(1) == [QueryFixtures.Post(id: 1, text: "of 1")])
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [QueryFixtures.Post(id: 1, text: "of 1")])
+        #expect(store.state.cache[Feed(userID: 2).key] == nil)
+        #expect(store.calls(to: Feed.self).count == 2)
+
+        screen.cancel()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        try await store.finish()
+    }
+
     @Test("on the app's signal, only the observed entries that are stale are refetched")
     func theAppsSignalRefetchesWhatIsStale() async throws {
         let store = QueryFixtures.makeStore()
