@@ -81,7 +81,8 @@ public struct QueryMutationSucceeded: Action {
     public let invalidates: [QueryInvalidation]
 }
 
-/// A mutation failed: exactly its optimistic changes are removed.
+/// A mutation failed (or its run was cancelled before it succeeded): exactly its optimistic
+/// changes are removed. After its success, its changes stay.
 public struct QueryMutationFailed: Action {
     /// The mutation.
     public let mutation: QueryMutationID

@@ -165,9 +165,11 @@ public struct QueryCache: Equatable, Sendable {
         }
     }
 
+    /// A settled change stays: the mutation succeeded (a cancel that comes after the success, say).
     mutating func mutationFailed(_ action: QueryMutationFailed) {
-        for (key, var entry) in entries where entry.layers.contains(where: { $0.mutation == action.mutation }) {
-            entry.layers.removeAll { $0.mutation == action.mutation }
+        func isRolledBack(_ layer: QueryLayer) -> Bool { layer.mutation == action.mutation && layer.settledAt == nil }
+        for (key, var entry) in entries where entry.layers.contains(where: isRolledBack) {
+            entry.layers.removeAll(where: isRolledBack)
             entry.showLayers()
             entries[key] = entry
         }

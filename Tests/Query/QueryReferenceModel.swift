@@ -133,7 +133,9 @@ struct QueryReferenceModel {
                 }
             }
         case let action as QueryMutationFailed:
-            for key in entries.keys { entries[key]!.layers.removeAll { $0.mutation == action.mutation } }
+            for key in entries.keys {
+                entries[key]!.layers.removeAll { $0.mutation == action.mutation && $0.settledAt == nil }
+            }
         case let action as QueryInvalidated:
             let now = next()
             for (key, entry) in entries where action.invalidations.contains(where: { matches($0, key, entry) }) {

@@ -15,6 +15,17 @@ struct QueryStoryTests {
     let first = QueryFixtures.first
     let second = QueryFixtures.second
 
+    /// A screen observes user 1's feed, and the server answers `[hello]`.
+    func screenShowingHello(_ store: TestStore<QueryFixtures.AppState>, _ feeds: HeldCalls<Feed>) async throws
+        -> QueryObservation
+    {
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        return screen
+    }
+
     @Test("two screens showing the same feed make one call")
     func twoScreensOneCall() async throws {
         let store = QueryFixtures.makeStore()
@@ -41,10 +52,7 @@ struct QueryStoryTests {
     func freshIsServedStaleCalls() async throws {
         let store = QueryFixtures.makeStore()
         let feeds = store.hold(Feed.self)
-        let screen = queries.observe(Feed(userID: 1), in: store)
-        _ = try await feeds.nextCall()
-        feeds.respond(with: [hello])
-        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        let screen = try await screenShowingHello(store, feeds)
 
         let fresh = queries.fetch(Feed(userID: 1), in: store)
         #expect(try await withDeadline { try await fresh.value } == [hello])
@@ -88,10 +96,7 @@ struct QueryStoryTests {
         let store = QueryFixtures.makeStore()
         let feeds = store.hold(Feed.self)
         let posts = store.hold(AddPost.self)
-        let screen = queries.observe(Feed(userID: 1), in: store)
-        _ = try await feeds.nextCall()
-        feeds.respond(with: [hello])
-        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        let screen = try await screenShowingHello(store, feeds)
 
         let failing = queries.mutate(AddPost(post: first), in: store)
         _ = try await posts.nextCall()
@@ -121,10 +126,7 @@ struct QueryStoryTests {
         let store = QueryFixtures.makeStore()
         let feeds = store.hold(Feed.self)
         let posts = store.hold(AddPost.self)
-        let screen = queries.observe(Feed(userID: 1), in: store)
-        _ = try await feeds.nextCall()
-        feeds.respond(with: [hello])
-        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        let screen = try await screenShowingHello(store, feeds)
 
         queries.refetch(Feed(userID: 1), in: store)  // a poll; the server reads [hello]...
         _ = try await feeds.nextCall()
