@@ -198,6 +198,25 @@ struct QueryStoryTests {
         try await store.finish()
     }
 
+    @Test("a view that reads one entry is not redrawn when another entry changes")
+    func aViewOfOneEntry() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self) { feed in [QueryFixtures.Post(id: feed.userID, text: "of \(feed.userID)")] }
+        let one = queries.observe(Feed(userID: 1), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        let shown = CoreStore.Recorder<QueryEntry?>()
+        let view = store.subscribe({ $0.cache[Feed(userID: 1).key] }) { shown.record($0) }
+
+        let two = queries.observe(Feed(userID: 2), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        let invalidation = queries.invalidate([.keyPrefix(Feed(userID: 2).key)], in: store)
+        _ = try await withDeadline { await invalidation.wait() }  // user 2's feed refetched
+
+        #expect(shown.values.count == 1)  // called at once, never again
+        #expect(store.calls(to: Feed.self) == [Feed(userID: 1), Feed(userID: 2), Feed(userID: 2)])
+        withExtendedLifetime((one, two, view)) {}
+    }
+
     @Test("on the app's signal, only the observed entries that are stale are refetched")
     func theAppsSignalRefetchesWhatIsStale() async throws {
         let store = QueryFixtures.makeStore()
