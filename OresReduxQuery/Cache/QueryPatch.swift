@@ -27,40 +27,6 @@ public struct QueryPatch: Sendable {
     }
 }
 
-/// A call to an endpoint, as the cache knows it from its start to its answer.
-public struct QueryCallID: Hashable, Sendable, CustomStringConvertible {
-    /// Unique in the process.
-    public let rawValue: UInt64
-
-    /// A call with this number; ``next()`` hands out fresh ones.
-    public init(rawValue: UInt64) {
-        self.rawValue = rawValue
-    }
-
-    /// A number no call of this process had.
-    public static func next() -> QueryCallID { QueryCallID(rawValue: QueryCounters.shared.next()) }
-
-    /// `call N`.
-    public var description: String { "call \(rawValue)" }
-}
-
-/// A mutation, as the cache knows it from its optimistic change to its commit.
-public struct QueryMutationID: Hashable, Sendable, CustomStringConvertible {
-    /// Unique in the process.
-    public let rawValue: UInt64
-
-    /// A mutation with this number; ``next()`` hands out fresh ones.
-    public init(rawValue: UInt64) {
-        self.rawValue = rawValue
-    }
-
-    /// A number no mutation (or call) of this process had.
-    public static func next() -> QueryMutationID { QueryMutationID(rawValue: QueryCounters.shared.next()) }
-
-    /// `mutation N`.
-    public var description: String { "mutation \(rawValue)" }
-}
-
 /// An optimistic change as a layer of an entry: kept over the confirmed value until its mutation
 /// fails (removed) or succeeded and an answer newer than that success arrived (no longer needed).
 struct QueryLayer: Equatable, Sendable {
