@@ -65,6 +65,20 @@ public struct QueryClient<State: Sendable>: Sendable {
         }
     }
 
+    /// Observes `endpoint`'s entry as ``observe(_:in:)`` does, and refetches it every `interval` on
+    /// the store's clock while the observation lives (a poll joins a call in flight whose answer
+    /// will be applied). The poll ends with the observation: a screen that left polls no more.
+    public func observe<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        let observation = observe(endpoint, in: store)
+        let poll = store.dispatch(QueryUpkeep(.poll(endpoint.key, every: interval), cache: cache))
+        return QueryObservation(key: endpoint.key) {
+            poll.cancel()
+            observation.cancel()
+        }
+    }
+
     /// Refetches the observed entries that are stale: call it on the app's signals (it came to the
     /// foreground, the network came back); the cache decides which entries need a call.
     @discardableResult

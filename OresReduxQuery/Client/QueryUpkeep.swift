@@ -13,6 +13,9 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
         /// Remove the entry at this key once its `keepUnobservedFor` passed, if nobody observed it
         /// meanwhile.
         case collect(QueryKey)
+        /// Refetch the entry at this key every `interval` on the store's clock, while someone
+        /// observes it; ends at the first tick that finds nobody (or when cancelled).
+        case poll(QueryKey, every: Duration)
     }
 
     /// Where the cache is in the state.
@@ -35,6 +38,15 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
             guard let entry = cache[key], entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
             try await context.clock.sleep(for: entry.keepUnobservedFor)
             context.dispatch(QueryCollected(key: key, unobservedAt: unobservedAt))
+        case .poll(let key, let interval):
+            while true {
+                try await context.clock.sleep(for: interval)
+                let entry = context.state[keyPath: self.cache][key]
+                guard let entry, entry.observers > 0, let endpoint = entry.recipe?.endpoint as? any QueryEndpoint,
+                    let answer = refetch(endpoint, context, force: true)
+                else { return }
+                await answer()
+            }
         case .refetchInvalidated, .refetchStale:
             let keys =
                 work == .refetchInvalidated ? cache.keysToRefetch() : cache.keysStale(at: QueryClock.now(context.clock))
@@ -51,13 +63,13 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
 
     /// Fetches `endpoint` again, if it belongs to this store's state (an entry's endpoint always
     /// does: it was declared through a client of this cache).
-    private func refetch<Endpoint: QueryEndpoint>(_ endpoint: Endpoint, _ context: ActionContext<State>)
-        -> (@Sendable () async -> Void)?
-    {
+    private func refetch<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, _ context: ActionContext<State>, force: Bool = false
+    ) -> (@Sendable () async -> Void)? {
         guard let context = context as? ActionContext<Endpoint.State>,
             let cache = CachePath(cache) as? CachePath<Endpoint.State>
         else { return nil }
-        let fetch = context.dispatch(FetchQuery(endpoint, cache: cache.keyPath))
+        let fetch = context.dispatch(FetchQuery(endpoint, cache: cache.keyPath, force: force))
         return { _ = try? await fetch.value }
     }
 }

@@ -217,6 +217,29 @@ struct QueryStoryTests {
         withExtendedLifetime((one, two, view)) {}
     }
 
+    @Test("a screen polls its feed every 10 s while it is shown, and not after it left")
+    func pollingWhileObserved() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self, with: [hello])
+        let screen = queries.observe(Feed(userID: 1), polling: .seconds(10), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(10))
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(10))
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.calls(to: Feed.self).count == 3)
+
+        screen.cancel()
+        try await store.clock.waitForSleepers(1)  // the entry's removal; the poll has ended
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.calls(to: Feed.self).count == 3)
+        try await store.finish()
+    }
+
     @Test("on the app's signal, only the observed entries that are stale are refetched")
     func theAppsSignalRefetchesWhatIsStale() async throws {
         let store = QueryFixtures.makeStore()
