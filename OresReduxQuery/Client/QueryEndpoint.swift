@@ -87,3 +87,12 @@ extension QueryEndpoint {
         QueryPatch(key, as: Response.self, change)
     }
 }
+
+extension QueryCache {
+    /// The entry of `endpoint`, or `nil` when none is cached: what a view selects.
+    ///
+    /// ```swift
+    /// store.subscribe({ $0.cache[Feed(userID: 7)] }) { entry in render(entry) }
+    /// ```
+    public subscript<Endpoint: QueryEndpoint>(endpoint: Endpoint) -> QueryEntry? { self[endpoint.key] }
+}
