@@ -12,6 +12,8 @@ let package = Package(
         // The inspector served live to a browser while the app runs: for debug builds, so a release
         // build leaves the server out.
         .library(name: "OresReduxLive", targets: ["OresReduxLive"]),
+        // Server data in the state: queries, mutations and the order promise between them.
+        .library(name: "OresReduxQuery", targets: ["OresReduxQuery"]),
     ],
     targets: [
         // The core: the three folders the package is known by, and durable runs and the inspector
@@ -22,11 +24,12 @@ let package = Package(
             sources: ["Actions", "Reducers", "Store", "Durable", "Inspector"]),
         .target(name: "OresReduxTesting", dependencies: ["OresRedux"], path: "OresReduxTesting"),
         .target(name: "OresReduxLive", dependencies: ["OresRedux"], path: "OresReduxLive"),
+        .target(name: "OresReduxQuery", dependencies: ["OresRedux"], path: "OresReduxQuery"),
         .executableTarget(name: "Example", dependencies: ["OresRedux", "OresReduxLive"], path: "Example/Sources"),
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["OresRedux", "AllocationCounter"],
+            name: "Benchmarks", dependencies: ["OresRedux", "OresReduxLive", "AllocationCounter"],
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tools/DurableSoakChild"),
@@ -36,7 +39,9 @@ let package = Package(
         // Example`: its main.swift does not run).
         .testTarget(
             name: "OresReduxTests",
-            dependencies: ["OresRedux", "OresReduxTesting", "OresReduxLive", "DurableSoakChild", "Example"],
+            dependencies: [
+                "OresRedux", "OresReduxTesting", "OresReduxLive", "OresReduxQuery", "DurableSoakChild", "Example",
+            ],
             path: "Tests",
             // Run by LiveHostileClientTests from its place in the source tree, not from the bundle.
             resources: [.copy("Live/hostile-clients.py")]),

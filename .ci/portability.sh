@@ -267,7 +267,7 @@ def check_swift(path, is_test_target):
             pending = False
 
 # The libraries that apps ship or link: the core and each other product.
-LIBRARY_ROOTS = ("Sources/", "OresReduxTesting/", "OresReduxLive/")
+LIBRARY_ROOTS = ("Sources/", "OresReduxTesting/", "OresReduxLive/", "OresReduxQuery/")
 
 def check_package():
     text = open("Package.swift", encoding="utf-8").read()
@@ -291,7 +291,7 @@ def check_package():
     return [path for _, path in executables]
 
 executable_test_paths = check_package()
-for root in ["Sources", "OresReduxTesting", "OresReduxLive", "Tests", "Tools", "Example", "Benchmarks"]:
+for root in ["Sources", "OresReduxTesting", "OresReduxLive", "OresReduxQuery", "Tests", "Tools", "Example", "Benchmarks"]:
     for folder, _, files in sorted(os.walk(root)):
         for name in sorted(files):
             if name.endswith(".swift"):

@@ -27,6 +27,15 @@ struct HTTPRequest: Sendable, Equatable {
     func count(of name: String) -> Int {
         headers.filter { $0.name == name }.count
     }
+
+    /// Whether `Content-Type` appears once and names JSON: the media type's type and subtype are
+    /// exactly `application/json` (in any case), and parameters such as `charset` may follow a `;`.
+    /// `application/jsonx` and `application/json-patch+json` are other media types.
+    var hasJSONBody: Bool {
+        guard count(of: "content-type") == 1, let value = header("content-type") else { return false }
+        let mediaType = value.prefix { $0 != ";" }.trimmingCharacters(in: [" ", "\t"])
+        return mediaType.lowercased() == "application/json"
+    }
 }
 
 /// What parsing the bytes received so far gives.

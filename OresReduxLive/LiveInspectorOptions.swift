@@ -18,8 +18,11 @@ public struct LiveInspectorOptions: Sendable {
     /// standard output. The URL is also ``LiveInspector/url``.
     public var printsURL = true
 
-    /// The most connections open at once, pages and streams included; one more is answered
-    /// `503 Service Unavailable` and closed.
+    /// The most connections open at once, pages and streams included. One more takes the place of
+    /// the connection that has been sending its request for longest (which is answered
+    /// `503 Service Unavailable` and closed), so clients that trickle requests cannot keep the
+    /// page out; when every slot streams a page or writes a response, the newcomer is answered
+    /// `503` and closed.
     public var maximumConnections = 32
 
     /// The most pages streaming at once; one more is answered `503 Service Unavailable`.

@@ -41,6 +41,9 @@ package struct LiveServerStatistics: Sendable, Equatable {
     package var refused: [Int: Int] = [:]
     /// Streams sent "N steps dropped, reload" and closed.
     package var droppedStreams = 0
+    /// Connections whose request was not complete, answered `503` and closed to make room for a
+    /// newer one when every slot was taken.
+    package var evicted = 0
 }
 
 /// Wakes the server's poll loop from any thread: a byte into a pipe, written only when the loop
@@ -130,8 +133,9 @@ final class LiveServer: @unchecked Sendable {
     private static let pumpInterval = Duration.milliseconds(50)
     /// Streams are pumped this often even without a wake-up (a change the waker missed shows up).
     private static let tickInterval = Duration.milliseconds(250)
-    /// The kernel's send buffer for a stream.
-    private static let streamSendBuffer: Int32 = 64 * 1_024
+    /// The kernel's send buffer for a stream, at most: no larger than the queue this server
+    /// bounds, so how far a page that stops reading falls behind is the options' to say.
+    private static let streamSendBuffer = 64 * 1_024
     /// Steps in one update event.
     private static let stepsPerUpdate = 500
 
@@ -186,10 +190,12 @@ final class LiveServer: @unchecked Sendable {
             if waker.isStopped { return }
             let now = ContinuousClock.now
             if fds[1].revents != 0 { waker.drain() }
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(now: now) }
+            // The connections first, then the new ones: no descriptor closed here is reused in
+            // this pass.
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 service(entry.fd, revents: entry.revents, now: now)
             }
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(now: now) }
             expire(now: now)
             pumpIfDue(now: now)
             publish()
@@ -209,27 +215,51 @@ final class LiveServer: @unchecked Sendable {
         return Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
+    /// Accepts what is pending. When every slot is taken, a newcomer takes the place of the
+    /// slowest incomplete request; each newcomer is read at once, so one that sent its whole
+    /// request with its connection (the page, a script with the token) is answered in this pass.
     private func acceptAll(now: ContinuousClock.Instant) {
         for _ in 0..<64 {
             guard let fd = Socket.accept(listener) else { return }
             statistics.accepted += 1
+            if connections.count >= options.maximumConnections, let slowest = slowestRequest() {
+                connections[slowest] = nil
+                refuseAtOnce(
+                    slowest,
+                    "no connection is free (at most \(options.maximumConnections)) and this request was the slowest to arrive; try again"
+                )
+                statistics.evicted += 1
+            }
             if connections.count >= options.maximumConnections {
-                // Refused at once: a clear status, and nothing kept.
-                var discard: [UInt8] = []
-                _ = Socket.read(fd, into: &discard, count: 4_096)
-                let response = Self.response(
-                    503, "text/plain; charset=utf-8",
-                    Array(
-                        "503 Service Unavailable: too many connections to this inspector (at most \(options.maximumConnections)); try again\n"
-                            .utf8))
-                _ = Socket.write(fd, response[...])
-                Socket.close(fd)
-                statistics.refused[503, default: 0] += 1
+                refuseAtOnce(
+                    fd, "too many connections to this inspector (at most \(options.maximumConnections)); try again")
                 continue
             }
             connections[fd] = Connection(fd: fd, deadline: now + options.requestTimeout, lastProgress: now)
             statistics.largestConnections = max(statistics.largestConnections, connections.count)
+            service(fd, revents: Int16(POLLIN), now: now)
         }
+    }
+
+    /// The connection that has been sending its request for longest: the one a newcomer replaces
+    /// when every slot is taken. Clients that send a byte now and then (and reconnect when closed)
+    /// would otherwise hold every slot; a page or a script sends its whole request at once and is
+    /// answered when it is read, before it could be the slowest. Streams and responses being
+    /// written are never replaced.
+    private func slowestRequest() -> Int32? {
+        connections.filter(\.value.isReading).min { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }?.key
+    }
+
+    /// Answers `503` and closes, keeping nothing: what the client sent is read and dropped first,
+    /// so the close does not reset the connection before the client reads the answer.
+    private func refuseAtOnce(_ fd: Int32, _ reason: String) {
+        var discard: [UInt8] = []
+        _ = Socket.read(fd, into: &discard, count: 4_096)
+        let response = Self.response(
+            503, "text/plain; charset=utf-8", Array("503 Service Unavailable: \(reason)\n".utf8))
+        _ = Socket.write(fd, response[...])
+        Socket.close(fd)
+        statistics.refused[503, default: 0] += 1
     }
 
     private func service(_ fd: Int32, revents: Int16, now: ContinuousClock.Instant) {
@@ -391,7 +421,8 @@ final class LiveServer: @unchecked Sendable {
             let json =
                 "{\"session\":\(backend.statusJSON()),\"connections\":\(connections.count),"
                 + "\"streams\":\(streamCount),\"largestQueuedBytes\":\(statistics.largestQueuedBytes),"
-                + "\"droppedStreams\":\(statistics.droppedStreams),"
+                + "\"droppedStreams\":\(statistics.droppedStreams),\"evicted\":\(statistics.evicted),"
+                + "\"newest\":\(backend.newestStep()),"
                 + "\"largestConnections\":\(statistics.largestConnections)}"
             send(&connection, Self.response(200, "application/json", Array(json.utf8)))
         case ("GET", "/events"):
@@ -401,7 +432,8 @@ final class LiveServer: @unchecked Sendable {
             let after = request.query["after"].flatMap { Int($0) } ?? backend.newestStep()
             connection.closesWhenFlushed = false
             // A small kernel buffer: what a page does not take stays in the queue this server bounds.
-            Socket.setSendBuffer(connection.fd, bytes: Self.streamSendBuffer)
+            Socket.setSendBuffer(
+                connection.fd, bytes: Int32(min(Self.streamSendBuffer, max(4_096, options.maximumStreamQueueBytes))))
             _ = waker.takePending()
             connection.stream = StreamState(cursor: InspectorLiveCursor(after: after))
             send(
@@ -411,7 +443,7 @@ final class LiveServer: @unchecked Sendable {
                         + "Connection: close\r\n\r\nretry: 3000\n\n").utf8))
             pump(&connection)
         case ("POST", "/pause"), ("POST", "/resume"), ("POST", "/jump"), ("POST", "/dispatch"):
-            guard request.header("content-type")?.lowercased().hasPrefix("application/json") == true else {
+            guard request.hasJSONBody else {
                 return refuse(&connection, 415, "commands are JSON: Content-Type: application/json")
             }
             var step: Int?
@@ -423,7 +455,10 @@ final class LiveServer: @unchecked Sendable {
             }
             let (status, json) = backend.command(String(request.path.dropFirst()), step: step)
             if status >= 400 { statistics.refused[status, default: 0] += 1 }
-            send(&connection, Self.response(status, "application/json", Array(json.utf8)))
+            send(
+                &connection,
+                Self.response(
+                    status, "application/json", Array(json.utf8), extra: status == 429 ? "Retry-After: 1\r\n" : ""))
         case (_, "/"), (_, "/export"), (_, "/status"), (_, "/events"), (_, "/pause"), (_, "/resume"), (_, "/jump"),
             (_, "/dispatch"):
             refuse(&connection, 405, "\(request.method) is not allowed here")
@@ -546,6 +581,7 @@ final class LiveServer: @unchecked Sendable {
         case 413: "Content Too Large"
         case 415: "Unsupported Media Type"
         case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         case 501: "Not Implemented"
         case 503: "Service Unavailable"

@@ -11,6 +11,12 @@ final class LiveSession<State: Sendable>: LiveBackend {
     let kept: LockedValue<Kept<State>>
     /// Commands of the page are applied here, never on the server's thread or the app's.
     private let commands = DispatchQueue(label: "OresReduxLive commands")
+    /// Jumps and dispatches queued on `commands` and not applied yet.
+    private let waitingCommands = LockedValue(0)
+    /// Past this many waiting, a jump or a dispatch is answered `429 Too Many Requests`: a client
+    /// that sends them faster than the store applies and the recorder describes them is slowed
+    /// down, and the queue stays bounded.
+    let maximumWaitingCommands = 64
 
     init(
         recorder: InspectorRecorder<State>, registry: ActionCodingRegistry, options: LiveInspectorOptions,
@@ -130,12 +136,31 @@ final class LiveSession<State: Sendable>: LiveBackend {
         case "jump", "dispatch":
             guard let step else { return (400, Self.error("the command needs {\"step\": number}")) }
             do {
+                let store: Store<State>
+                let action: any Action
                 if name == "jump" {
-                    let (store, jump) = try jump(toStep: step)
-                    commands.async { store.dispatch(jump) }
+                    let (jumpedStore, jumped) = try jump(toStep: step)
+                    (store, action) = (jumpedStore, jumped)
                 } else {
-                    let (store, action) = try redispatch(step: step)
-                    commands.async { store.dispatch(action) }
+                    (store, action) = try redispatch(step: step)
+                }
+                let admitted = waitingCommands.withLock { waiting in
+                    guard waiting < self.maximumWaitingCommands else { return false }
+                    waiting += 1
+                    return true
+                }
+                guard admitted else {
+                    return (
+                        429,
+                        Self.error(
+                            "\(self.maximumWaitingCommands) commands are waiting to be applied; send this one again later"
+                        )
+                    )
+                }
+                let waitingCommands = self.waitingCommands
+                commands.async {
+                    store.dispatch(action)
+                    waitingCommands.withLock { $0 -= 1 }
                 }
                 return (202, "{\"accepted\":\"\(name)\",\"step\":\(step)}")
             } catch {

@@ -40,25 +40,11 @@ enum Socket {
         if ipv6 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = port.bigEndian
-            #if canImport(Darwin)
-                v6.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
-            #endif
-            bound = withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            bound = systemBind(fd, v6)
         } else {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
-            #if canImport(Darwin)
-                v4.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-            #endif
-            bound = withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            bound = systemBind(fd, v4)
         }
         guard bound == 0 else {
             let code = errno
@@ -152,6 +138,20 @@ enum Socket {
 }
 
 // The C functions whose names the wrappers above reuse.
+/// `bind` with an IPv4 or IPv6 address, passed as the `sockaddr` the C call takes (whose length
+/// Darwin also wants in the address itself).
+private func systemBind<Address>(_ fd: Int32, _ address: Address) -> Int32 {
+    var address = address
+    let length = socklen_t(MemoryLayout<Address>.size)
+    return withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            #if canImport(Darwin)
+                $0.pointee.sa_len = UInt8(MemoryLayout<Address>.size)
+            #endif
+            return bind(fd, $0, length)
+        }
+    }
+}
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { listen(fd, backlog) }
 private func systemAccept(_ fd: Int32) -> Int32 { accept(fd, nil, nil) }
 private func systemPipe(_ fds: inout [Int32]) -> Int32 { fds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) } }

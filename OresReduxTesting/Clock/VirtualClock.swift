@@ -66,7 +66,7 @@ public final class VirtualClock: Clock, Sendable {
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
         var cancelledBeforeRegistering: Set<UInt64> = []
-        var sleeperWaiters: [(count: Int, gate: DeadlineGate)] = []
+        var sleeperWaiters: [(count: Int, wakeUp: ExpiringWakeUp)] = []
         /// Changes with every sleep registered, woken or cancelled: how a clock used alone sees activity.
         var generation: UInt64 = 0
         /// Sleepers resumed by `advance` whose task has not yet run past its `sleep` call.
@@ -124,7 +124,7 @@ public final class VirtualClock: Clock, Sendable {
         }
         let wokenByAdvance = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
-                enum Start { case now, cancelled, waiting([DeadlineGate]) }
+                enum Start { case now, cancelled, waiting([ExpiringWakeUp]) }
                 let sleeper = Parked(continuation, parkingOn: "asleep on the clock until \(deadline)")
                 let start = state.withLock { state -> Start in
                     if state.cancelledBeforeRegistering.remove(id) != nil { return .cancelled }
@@ -138,7 +138,7 @@ public final class VirtualClock: Clock, Sendable {
                 case .cancelled: sleeper.resume(throwing: CancellationError())
                 case .waiting(let waiters):
                     counter?.noteProgress()
-                    for waiter in waiters { waiter.open() }
+                    for waiter in waiters { waiter.wake() }
                 }
                 sleeper.park()
             }
@@ -293,10 +293,10 @@ public final class VirtualClock: Clock, Sendable {
             }
             // Alone, the clock's own events are its progress: a sleep, a wake or a cancellation
             // starts the window again.
-            let gate = DeadlineGate()
+            let wakeUp = ExpiringWakeUp()
             let (ready, generation) = state.withLock { state -> (Bool, UInt64) in
                 if state.sleepers.count >= count { return (true, state.generation) }
-                state.sleeperWaiters.append((count, gate))
+                state.sleeperWaiters.append((count, wakeUp))
                 return (false, state.generation)
             }
             if generation != seenGeneration {
@@ -307,7 +307,7 @@ public final class VirtualClock: Clock, Sendable {
                 // An expired window fails only if the sleepers are still missing once this task
                 // runs again: the expiry and the sleep that ends the wait can both wait for the
                 // same busy pool, and the sleep may come first.
-                guard await gate.wait(window: limit, from: start) || sleeperCount >= count else { throw failure() }
+                guard await wakeUp.wait(window: limit, from: start) || sleeperCount >= count else { throw failure() }
                 continue
             }
             await settleBlind(afterWake: false)
@@ -413,11 +413,11 @@ public final class VirtualClock: Clock, Sendable {
         return due
     }
 
-    private static func takeSatisfiedWaiters(_ state: inout State) -> [DeadlineGate] {
-        var ready: [DeadlineGate] = []
+    private static func takeSatisfiedWaiters(_ state: inout State) -> [ExpiringWakeUp] {
+        var ready: [ExpiringWakeUp] = []
         state.sleeperWaiters.removeAll { waiter in
             guard state.sleepers.count >= waiter.count else { return false }
-            ready.append(waiter.gate)
+            ready.append(waiter.wakeUp)
             return true
         }
         return ready

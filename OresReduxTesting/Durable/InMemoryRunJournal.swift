@@ -124,7 +124,7 @@ public enum JournalStopPoint: Sendable, Hashable, CustomStringConvertible {
 
     func matches(_ record: JournalRecord) -> Bool {
         switch (self, record) {
-        case (.attemptStarted(let node, let attempt), .attemptStarted(let recorded, let number, _)),
+        case (.attemptStarted(let node, let attempt), .attemptStarted(let recorded, let number, _, _)),
             (.attemptEnded(let node, let attempt), .attemptEnded(let recorded, let number, _)):
             node == recorded && attempt == number
         case (.syncApplied(let node), .syncApplied(let recorded, _)):

@@ -70,8 +70,11 @@ public struct ReplayCheck<State: Sendable>: Sendable {
             do {
                 if let run = try RecordedJournalFile.read(path: path).run { runs.append(run) }
             } catch {
+                // A file damaged after its header still names its run.
+                let runID = RecordedJournalFile.runID(path: path)
+                let prefix = runID.map { "run \"\($0)\": " } ?? ""
                 unreadable.append(
-                    ReplayFinding(runID: nil, node: nil, kind: .unreadableJournal, description: "\(error)"))
+                    ReplayFinding(runID: runID, node: nil, kind: .unreadableJournal, description: prefix + "\(error)"))
             }
         }
         guard !runs.isEmpty || !unreadable.isEmpty else {
@@ -145,17 +148,32 @@ public struct ReplayCheck<State: Sendable>: Sendable {
                 return [finding(.unreadableJournal, reason)]
             case .unknownGraph(let name):
                 return [finding(.unknownGraph, "no builder is registered as \"\(name)\"")]
-            case .parametersNotEncodable(let name, let reason):
+            case .parametersNotDecodable(let name, let reason):
                 let type = durable.parametersType(name) ?? "the registered type"
                 return [
                     finding(.parametersNotDecodable, "the journaled parameters no longer decode as \(type): \(reason)")
                 ]
+            case .missingLabel(let index):
+                return [finding(.graphNotDurable, node: "#\(index)", "today's graph cannot run durably: \(error)")]
+            case .duplicateLabel(let label, _), .notDurable(let label):
+                return [finding(.graphNotDurable, node: label, "today's graph cannot run durably: \(error)")]
             default:
                 return [finding(.graphNotDurable, "today's graph cannot run durably: \(error)")]
             }
         }
 
         var findings: [ReplayFinding] = []
+        if case .runStarted(_, let name, let parameters, _, _, _) = run.records.first,
+            let dropped = durable.droppedParameterKeys(name, parameters), !dropped.isEmpty
+        {
+            let type = durable.parametersType(name) ?? "the registered type"
+            let fields = dropped.map { "\"\($0)\"" }.joined(separator: ", ")
+            findings.append(
+                finding(
+                    .parametersFieldDropped,
+                    "the journaled parameters hold \(fields), which \(type) no longer reads (renamed or removed): "
+                        + "a resume drops \(dropped.count == 1 ? "its value" : "their values")"))
+        }
         let recorded = rebuilt.journaled
         if !rebuilt.shapeMatches {
             if let shape = recorded.shape {
@@ -174,7 +192,7 @@ public struct ReplayCheck<State: Sendable>: Sendable {
                 var named: [String] = []
                 for record in run.records {
                     switch record {
-                    case .attemptStarted(let node, _, _), .attemptEnded(let node, _, _), .syncApplied(let node, _):
+                    case .attemptStarted(let node, _, _, _), .attemptEnded(let node, _, _), .syncApplied(let node, _):
                         if !today.contains(node) && !named.contains(node) { named.append(node) }
                     case .runStarted, .runCancelled, .runFinished:
                         continue

@@ -25,6 +25,9 @@ public struct ReplayFinding: Sendable, Hashable, CustomStringConvertible {
         case unknownGraph
         /// The journaled parameters no longer decode as the registered builder's parameters type.
         case parametersNotDecodable
+        /// The journaled parameters decode, but a field they hold is not read by today's type (it
+        /// was renamed to an optional field, or removed): a resume drops its value.
+        case parametersFieldDropped
         /// The graph built today cannot run durably (a node without a label, two nodes with one
         /// label, an async node not declared durable).
         case graphNotDurable

@@ -360,9 +360,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         line: Int = #line, column: Int = #column
     ) async throws -> A {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
-        let received = try await waitForReceived(named: "\(A.self)", matching: { $0 is A }, timeout: timeout, place)
-        try check(received, update, name: "\(A.self)", place)
-        return received.action as! A
+        return try await receive(type, unasserted: [], timeout: timeout, update, isolation: isolation, place)
     }
 
     /// Waits for the next action of type `A` to reach the reducer and asserts the state change it
@@ -399,6 +397,13 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         line: Int = #line, column: Int = #column
     ) async throws -> A {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        return try await receive(type, unasserted: unasserted, timeout: timeout, update, isolation: isolation, place)
+    }
+
+    private func receive<A: Action>(
+        _ type: A.Type, unasserted: [PartialKeyPath<State>], timeout: Duration?,
+        _ update: ((inout State) -> Void)?, isolation: isolated (any Actor)?, _ place: Place
+    ) async throws -> A {
         let received = try await waitForReceived(named: "\(A.self)", matching: { $0 is A }, timeout: timeout, place)
         try check(received, update, unasserted: unasserted, name: "\(A.self)", place)
         return received.action as! A

@@ -19,8 +19,7 @@
 ///
 /// Why pthread and not `Synchronization.Mutex`: on Linux, ThreadSanitizer does not see a contended
 /// `Mutex` synchronise (it waits on a futex directly) and reports races that are not there, while
-/// pthread mutexes are intercepted. It is also a few nanoseconds cheaper than `NSLock`, which wraps
-/// the same mutex behind a class method call.
+/// pthread mutexes are intercepted.
 ///
 /// The lock is `~Copyable`: exactly one owner destroys it, and it never moves after `init`
 /// because the mutex itself lives on the heap.

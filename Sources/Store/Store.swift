@@ -63,9 +63,8 @@ public final class Store<State: Sendable>: Sendable {
     /// `ActionDispatcher`'s `dispatch(_:)` for when it returns).
     // The one dispatch method not left to ActionDispatcher: a sync dispatch on a Store is the
     // store's hot path, and here it is specialized for the state and inlined into the caller.
-    // Through the target, the caller builds and destroys a generic DispatchTarget and the store's
-    // pipeline runs unspecialized, looking up generic metadata at every step (the Benchmarks'
-    // "dispatch, 0 subscribers" figure: see the commit that added this).
+    // Through the target, the caller would build and destroy a generic DispatchTarget, and the
+    // store's pipeline would run unspecialized, looking up generic metadata at every step.
     @inlinable
     public func dispatch(_ action: some Action) {
         core.dispatch(action)
@@ -118,13 +117,7 @@ public final class Store<State: Sendable>: Sendable {
     /// The current state, then every committed state, with a buffering policy of your choice
     /// (`.bufferingNewest(1)` to render only the latest).
     public func states(bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy) -> AsyncStream<State> {
-        let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: bufferingPolicy)
-        let subscription = core.subscribe(
-            receive: { continuation.yield($0) },
-            onStoreClosed: { continuation.finish() })
-        continuation.onTermination = { _ in subscription.cancel() }
-        if core.isClosed { continuation.finish() }
-        return stream
+        stateStream(of: core, bufferingPolicy: bufferingPolicy)
     }
 }
 

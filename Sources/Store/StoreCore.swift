@@ -4,7 +4,7 @@
 /// ## Locks
 /// - `stateLock` guards `committed` (the state), `subscribers` and `pipeline`, the
 ///   ``PipelineMachine`` that decides which thread applies sync work and in what order (see
-///   `Executor/Pipeline.swift`). It is held while the machine decides, while the state or the
+///   `Pipeline/StoreCore+Pipeline.swift`). It is held while the machine decides, while the state or the
 ///   subscriber list is read or changed, and for the reducer's in-place update (reducing a copy
 ///   would copy the state's storage on every action); never while middleware or a subscriber runs.
 ///   One lock for both, so that a dispatch with no middleware and no subscriber enters the
@@ -19,18 +19,19 @@
 /// admission). A run never takes the state lock while holding its own.
 ///
 /// The dispatch path (`dispatch`, `apply`, `commit`) is `@inlinable`, so that an app's
-/// `Store<AppState>` is specialized in the app's module: unspecialized, generic metadata lookups
-/// cost several times the reducer itself (see the Benchmarks' dispatch figures).
+/// `Store<AppState>` is specialized in the app's module, where its state type is known: an
+/// unspecialized dispatch looks up generic metadata at every step.
 @usableFromInline
 // Why this is safe to share: every `var` below is read and written only under the lock named beside
 // it; the `let`s are immutable or thread-safe themselves. `@exclusivity(unchecked)`: those locks
-// already serialize every access, and the dynamic exclusivity checks were most of a dispatch's cost.
+// already serialize every access, so a dynamic exclusivity check could never fail, and would run on
+// every access of the dispatch path.
 final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let pipelineFree = Condition()
     @usableFromInline let stateLock = Lock(recursive: true)
     private let registryLock = Lock()
 
-    @usableFromInline @exclusivity(unchecked) var committed: CommittedState<State>  // stateLock
+    @usableFromInline @exclusivity(unchecked) var committed: CommittedState  // stateLock
     @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
     @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
@@ -81,7 +82,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// How many actions the store has committed so far.
     var commitCount: UInt64 { stateLock.withLock { committed.count } }
 
-    // MARK: The pipeline (see Executor/Pipeline.swift for how work enters and leaves it)
+    // MARK: The pipeline (see Pipeline/StoreCore+Pipeline.swift for how work enters and leaves it)
 
     /// Middleware, then reducer, then subscribers, on the applier's thread (no lock held).
     ///
@@ -300,38 +301,25 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         }
         events.close()
     }
-}
 
-/// Work in flight that closing the store cancels: its cancel closure, or a graph run.
-enum InFlightWork: Sendable {
-    case closure(@Sendable () -> Void)
-    case run(any PipelineRun)
-}
+    /// Work in flight that closing the store cancels: its cancel closure, or a graph run.
+    private enum InFlightWork: Sendable {
+        case closure(@Sendable () -> Void)
+        case run(any PipelineRun)
+    }
 
-/// Anything in flight that closing the store cancels.
-protocol CancellableWork: AnyObject, Sendable {
-    func cancel()
-}
-
-/// "The same call": the action type and its key.
-// Why this is safe to share: `key` wraps a `KeyedAsyncAction.Key`, which is required to be `Sendable`;
-// `AnyHashable` itself is not marked so.
-struct SharedCallKey: Hashable, @unchecked Sendable {
-    let actionType: ObjectIdentifier
-    let key: AnyHashable
-}
-
-/// The state, and how many actions the reducer has applied to it.
-///
-/// The count also keeps the store's stored property from being empty when `State` is (a store of
-/// `struct Nothing {}`): ThreadSanitizer places an in-place update of an empty stored property at
-/// the object's first byte, and then reports a race with any thread that reads the object's header
-/// to call one of its methods, a race that is not there.
-@usableFromInline
-struct CommittedState<State> {
-    @usableFromInline var value: State
-    @usableFromInline var count: UInt64 = 0
-
+    /// The state, and how many actions the reducer has applied to it.
+    ///
+    /// The count also keeps the store's stored property from being empty when `State` is (a store
+    /// of `struct Nothing {}`): ThreadSanitizer places an in-place update of an empty stored property
+    /// at the object's first byte, and then reports a race with any thread that reads the object's
+    /// header to call one of its methods, a race that is not there.
     @usableFromInline
-    init(value: State) { self.value = value }
+    struct CommittedState {
+        @usableFromInline var value: State
+        @usableFromInline var count: UInt64 = 0
+
+        @usableFromInline
+        init(value: State) { self.value = value }
+    }
 }

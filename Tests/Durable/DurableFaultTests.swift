@@ -143,7 +143,9 @@ struct DurableFaultTests {
         try await withJournalFolderAsync { folder in
             let recorded = try await diskFillsDuringTheUpload(folder)
             #expect(recorded.count == 2, "the run's start and the upload's start, nothing lost: \(recorded)")
-            #expect(recorded.last == .attemptStarted(node: "upload", attempt: 1, key: uploadKey))
+            #expect(
+                recorded.last == .attemptStarted(node: "upload", attempt: 1, key: uploadKey, inDoubt: .rerunWithSameKey)
+            )
 
             let second = Launch(journal: try FileRunJournal(folder: folder))
             let report = try await second.resume()
@@ -194,7 +196,11 @@ struct DurableFaultTests {
             }
             #expect(launch.calls.names == ["upload"], "post-2's upload never ran")
             let recorded = try #require(try records("post-1", in: journal))
-            #expect(recorded.count == 2 && recorded.last == .attemptStarted(node: "upload", attempt: 1, key: uploadKey))
+            #expect(
+                recorded.count == 2
+                    && recorded.last
+                        == .attemptStarted(node: "upload", attempt: 1, key: uploadKey, inDoubt: .rerunWithSameKey)
+            )
             #expect(try journal.loadUnfinishedRuns().runs.map(\.runID) == ["post-1"])
         }
     }
@@ -238,14 +244,15 @@ struct DurableFaultTests {
             _ = try await diskFillsDuringTheUpload(folder)
             // A newer build left run post-9 in a format this build does not read.
             var newer = try JournalPOSIX.readAll(runFile("post-1", in: folder))
-            newer[11] = 2  // the header's format version, low byte
+            newer[11] = UInt8(JournalRecord.currentFormatVersion + 1)  // the header's format version, low byte
             let newerPath = runFile("post-9", in: folder)
             try Data(newer).write(to: URL(fileURLWithPath: newerPath))
 
             let second = Launch(journal: try FileRunJournal(folder: folder))
             let report = try await second.resume()
-            #expect(report.failures == [.newerFormat(path: newerPath, version: 2, newestReadable: 1)])
-            #expect(report.failures.first?.description.contains("version 2") == true)
+            let newest = JournalRecord.currentFormatVersion
+            #expect(report.failures == [.newerFormat(path: newerPath, version: newest + 1, newestReadable: newest)])
+            #expect(report.failures.first?.description.contains("version \(newest + 1)") == true)
             #expect(report.resumed.map(\.runID) == ["post-1"], "the run this build reads goes on")
             #expect(second.store.state.postID == 7)
             #expect(try JournalPOSIX.readAll(newerPath) == newer, "nothing of the newer run is lost")

@@ -25,12 +25,58 @@ import Testing
         }
     }
 
+    /// An attempt's end as format 1 wrote it: the failure as the text of its error.
+    private func formatOneEnd(node: String, text: String) throws -> JournalRecord {
+        var writer = ByteWriter(path: "(record)")
+        writer.byte(3)
+        try writer.string(node)
+        try writer.int(1)
+        writer.byte(2)
+        try writer.string(text)
+        return try JournalRecord(decoding: Data(writer.output))
+    }
+
+    @Test("format 1's failure texts are read once, by a fixed rule, as the cases they stood for")
+    func formatOneFailureTexts() throws {
+        let key = IdempotencyKey(runID: "post-42", node: "post")
+        func end(_ text: String, node: String = "post") throws -> JournalRecord.AttemptEnd? {
+            guard case .attemptEnded(_, _, let end) = try formatOneEnd(node: node, text: text) else { return nil }
+            return end
+        }
+        #expect(try end("cancelled before its call") == .notCalled)
+        #expect(try end("CancellationError()") == .cancelled)
+        let inDoubt =
+            "the durable node \"post\" was in flight when the app stopped, and may or may not have happened (key \(key)); it is not called again"
+        #expect(try end(inDoubt) == .failedInDoubt(key: key))
+        // The in-doubt text names its node: another node's text is that node's failure, not this one's.
+        #expect(try end(inDoubt, node: "upload") == .failed(description: inDoubt))
+        #expect(try end("URLError -1001: timed out") == .failed(description: "URLError -1001: timed out"))
+        #expect(try end("CancellationError() and more") == .failed(description: "CancellationError() and more"))
+        // This build writes a failure as its case: never read by the text rule.
+        let written = JournalRecord.attemptEnded(
+            node: "post", attempt: 1, end: .failed(description: "CancellationError()"))
+        #expect(try JournalRecord(decoding: written.encoded()) == written)
+    }
+
+    @Test("an attempt's start written by format 1 (no in-doubt policy) reads with none")
+    func formatOneAttemptStart() throws {
+        var writer = ByteWriter(path: "(record)")
+        writer.byte(2)
+        try writer.string("post")
+        try writer.int(1)
+        try writer.string("ik1-x")
+        let record = try JournalRecord(decoding: Data(writer.output))
+        #expect(
+            record == .attemptStarted(node: "post", attempt: 1, key: IdempotencyKey(rawValue: "ik1-x"), inDoubt: nil))
+    }
+
     @Test("a run started by a newer format is a newerFormat error, not a misread")
     func newerFormatRecord() throws {
         let record = JournalRecord.runStarted(
             runID: "r", graph: "g", parameters: Data(), fingerprint: "f",
             formatVersion: JournalRecord.currentFormatVersion + 1)
-        #expect(throws: JournalError.newerFormat(path: "(record)", version: 2, newestReadable: 1)) {
+        let newest = JournalRecord.currentFormatVersion
+        #expect(throws: JournalError.newerFormat(path: "(record)", version: newest + 1, newestReadable: newest)) {
             try JournalRecord(decoding: record.encoded())
         }
     }

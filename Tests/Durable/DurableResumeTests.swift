@@ -289,6 +289,21 @@ struct DurableResumeTests {
         #expect(second.store.state.timesShown == 1, "the upload's dependents still ran")
     }
 
+    @Test("an update that turns the post's .failInDoubt into .rerunWithSameKey does not repeat an in-doubt post")
+    func inDoubtIsSettledByThePolicyItStartedUnder() async throws {
+        let (journal, state, marks, _) = try await killed(at: .attemptStarted(node: "post"))
+        let started = journal.runs.first?.records.last
+        #expect(started == .attemptStarted(node: "post", attempt: 1, key: postKey, inDoubt: .failInDoubt))
+
+        // The next build's graph reruns the post; the attempt in doubt promised it never would.
+        let second = Launch(journal: journal, state: state, marks: marks, post: .rerunWithSameKey)
+        let report = try await second.resume()
+
+        #expect(report.resumed.first?.inDoubt == ["post"])
+        #expect(second.calls.names.isEmpty, "the post is not called again")
+        #expect(second.store.state.error == DurableRunError.inDoubt(node: "post", key: postKey).description)
+    }
+
     @Test("resumed from a state saved before the show: the show, then the in-doubt post's fallback, as unkilled")
     func resumedRunAppliesItsSyncWorkInTheUninterruptedOrder() async throws {
         let (journal, _, _, _) = try await killed(at: .attemptStarted(node: "post"))
@@ -715,7 +730,9 @@ struct DurableResumeTests {
     func runKeptInTheJournalIsNotReused() async throws {
         let journal = InMemoryRunJournal()
         let launch = Launch(
-            journal: FailsOnce(journal) { $0 == .attemptStarted(node: "post", attempt: 1, key: postKey) })
+            journal: FailsOnce(journal) {
+                $0 == .attemptStarted(node: "post", attempt: 1, key: postKey, inDoubt: .failInDoubt)
+            })
         try await launch.publish()
         #expect(launch.store.state.error != nil, "the post could not be journaled, so it was not called")
         let kept = journal.runs

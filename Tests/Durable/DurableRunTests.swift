@@ -1,4 +1,5 @@
 import Foundation
+import OresReduxTesting
 import Testing
 
 @testable import OresRedux
@@ -132,10 +133,11 @@ struct DurableRunTests {
         #expect(!fingerprint.isEmpty)
         #expect(
             Array(entries.dropFirst()) == [
-                .append("post-42", .attemptStarted(node: "upload", attempt: 1, key: uploadKey)),
+                .append(
+                    "post-42", .attemptStarted(node: "upload", attempt: 1, key: uploadKey, inDoubt: .rerunWithSameKey)),
                 .append(
                     "post-42", .attemptEnded(node: "upload", attempt: 1, end: .response(try json("https://cdn/p.jpg")))),
-                .append("post-42", .attemptStarted(node: "post", attempt: 1, key: postKey)),
+                .append("post-42", .attemptStarted(node: "post", attempt: 1, key: postKey, inDoubt: .failInDoubt)),
                 .append("post-42", .attemptEnded(node: "post", attempt: 1, end: .response(try json(7)))),
                 .append("post-42", .syncApplied(node: "apply", commitCount: 1)),
                 .append("post-42", .runFinished),
@@ -170,7 +172,9 @@ struct DurableRunTests {
             #expect(records.count == 4)
             #expect(
                 records.last
-                    == .attemptStarted(node: "peek", attempt: 1, key: IdempotencyKey(runID: "run-1", node: "peek")))
+                    == .attemptStarted(
+                        node: "peek", attempt: 1, key: IdempotencyKey(runID: "run-1", node: "peek"),
+                        inDoubt: .rerunWithSameKey))
             #expect(try journal.loadUnfinishedRuns().runs.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: runFile("run-1", in: folder)))
         }
@@ -192,7 +196,7 @@ struct DurableRunTests {
     func failedAppendFailsTheNode() async throws {
         let calls = CallLog()
         let journal = MemoryJournal { record in
-            if case .attemptStarted(node: "post", _, _) = record { return true }
+            if case .attemptStarted(node: "post", _, _, _) = record { return true }
             return false
         }
         let (store, runs) = makePostRuns(journal: journal, calls: calls)
@@ -319,7 +323,7 @@ struct DurableRunWorkCounterTests {
         let store = Store(initialState: PostState(), reducer: postReducer, options: options)
         let journal = BlockingJournal { record in
             switch record {
-            case .attemptStarted(node: "upload", _, _), .syncApplied: true
+            case .attemptStarted(node: "upload", _, _, _), .syncApplied: true
             default: false
             }
         }
@@ -339,7 +343,9 @@ struct DurableRunWorkCounterTests {
             let first = await blocked.next()
             #expect(
                 first
-                    == .attemptStarted(node: "upload", attempt: 1, key: IdempotencyKey(runID: "post-1", node: "upload"))
+                    == .attemptStarted(
+                        node: "upload", attempt: 1, key: IdempotencyKey(runID: "post-1", node: "upload"),
+                        inDoubt: .rerunWithSameKey)
             )
             #expect(counter.snapshot.running >= 1)
             #expect(counter.lines().contains { $0.hasPrefix("  running: upload (node #0)") })

@@ -57,6 +57,13 @@ let everyKindOfRecord: [JournalRecord] = [
     .attemptStarted(node: "upload", attempt: 2, key: IdempotencyKey(runID: "post-42", node: "upload")),
     .attemptEnded(node: "upload", attempt: 2, end: .response(Data("https://cdn/p.jpg".utf8))),
     .attemptEnded(node: "token", attempt: Int.max, end: .responseNotJournaled),
+    .attemptStarted(
+        node: "post", attempt: 1, key: IdempotencyKey(runID: "post-42", node: "post"), inDoubt: .failInDoubt),
+    .attemptEnded(node: "post", attempt: 1, end: .failedInDoubt(key: IdempotencyKey(runID: "post-42", node: "post"))),
+    .attemptStarted(node: "check", attempt: 1, key: IdempotencyKey(rawValue: "k"), inDoubt: .ask),
+    .attemptEnded(node: "check", attempt: 1, end: .cancelled),
+    .attemptStarted(node: "check", attempt: 2, key: IdempotencyKey(rawValue: "k"), inDoubt: .rerunWithSameKey),
+    .attemptEnded(node: "check", attempt: 2, end: .notCalled),
     .syncApplied(node: "showPost", commitCount: UInt64.max),
     .runCancelled,
     .runFinished,

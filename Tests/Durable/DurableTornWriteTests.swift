@@ -193,10 +193,11 @@ import Testing
     @Test("a journal file of a newer format version is a clear error")
     func newerFormatFile() throws {
         var (bytes, _) = try file()
-        bytes[11] = 2  // the version's low byte; the header checksum is not even reached
+        let newest = JournalRecord.currentFormatVersion
+        bytes[11] = UInt8(newest + 1)  // the version's low byte; the header checksum is not even reached
         let error = #expect(throws: JournalError.self) { try JournalFileFormat.read(bytes, path: "p") }
-        #expect(error == .newerFormat(path: "p", version: 2, newestReadable: 1))
-        #expect(error?.description.contains("version 2") == true)
+        #expect(error == .newerFormat(path: "p", version: newest + 1, newestReadable: newest))
+        #expect(error?.description.contains("version \(newest + 1)") == true)
     }
 
     @Test("a file that is not a journal is an error")

@@ -17,6 +17,12 @@ private struct PostDraft: Codable, Sendable {
     var text: String
 }
 
+/// Today's parameters, in an update that renamed `text` to an optional `caption`.
+private struct CaptionedDraft: Codable, Sendable {
+    var photo: String
+    var caption: String?
+}
+
 /// Today's parameters, in an update that changed their type: a draft holds several photos.
 private struct AlbumDraft: Codable, Sendable {
     var photos: [String]
@@ -94,17 +100,18 @@ private func today(_ register: (DurableRuns<PostState>) -> Void) -> ReplayCheck<
 }
 
 /// The check against today's build: the recorded graph under its name and parameters, with its
-/// labels, its nodes and the prerequisites of "show" changed as the arguments say.
+/// labels, its nodes, the prerequisites of "show" and whether "upload" is durable changed as the
+/// arguments say.
 private func todayWith(
     upload uploadLabel: String = "upload", post postLabel: String = "post", show: Bool = true,
-    showAfterUpload: Bool = false, notify: Bool = false
+    showAfterUpload: Bool = false, notify: Bool = false, uploadIsDurable: Bool = true
 ) -> ReplayCheck<PostState> {
     today { durable in
         durable.register("publishPost", parameters: PostDraft.self) { draft in
             var graph = ActionGraph<PostState>()
             let upload = graph.run(UploadPhoto(photo: draft.photo))
             graph.setLabel(uploadLabel, for: upload)
-            graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+            if uploadIsDurable { graph.setDurable(upload, inDoubt: .rerunWithSameKey) }
             let post = graph.run(after: upload) { url in CreatePost(url: url) }
             graph.setLabel(postLabel, for: post)
             graph.setDurable(post, inDoubt: .failInDoubt)
@@ -168,6 +175,13 @@ struct ReplayCheckTests {
         #expect(findings.first?.description == "run \"post-42\" (graph \"publishPost\"): node \"show\" was removed")
     }
 
+    @Test("a graph that cannot run durably names the node at fault")
+    func graphNotDurableNamesTheNode() async throws {
+        let findings = todayWith(uploadIsDurable: false).findings(try await recordedRuns())
+        #expect(findings.map(\.kind) == [.graphNotDurable])
+        #expect(findings.first?.node == "upload")
+    }
+
     @Test("a node's response type that no longer decodes its journaled response is named with the type")
     func changedResponseType() async throws {
         let durable = today { durable in
@@ -213,6 +227,29 @@ struct ReplayCheckTests {
                 "run \"post-42\" (graph \"publishPost\"): the journaled parameters no longer decode as AlbumDraft: "),
             "\(description)")
         #expect(description.contains("photos"), "the reason names the missing key: \(description)")
+    }
+
+    @Test("a parameters field renamed to an optional one decodes, and the check says its value is dropped")
+    func parameterFieldRenamedToOptional() async throws {
+        let durable = today { durable in
+            durable.register("publishPost", parameters: CaptionedDraft.self) { draft in
+                var graph = ActionGraph<PostState>()
+                let upload = graph.run(UploadPhoto(photo: draft.photo))
+                graph.setLabel("upload", for: upload)
+                graph.setDurable(upload, inDoubt: .rerunWithSameKey)
+                let post = graph.run(after: upload) { url in CreatePost(url: url) }
+                graph.setLabel("post", for: post)
+                graph.setDurable(post, inDoubt: .failInDoubt)
+                graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
+                return graph
+            }
+        }
+        let findings = durable.findings(try await recordedRuns())
+        #expect(findings.map(\.kind) == [.parametersFieldDropped])
+        #expect(
+            findings.first?.description
+                == "run \"post-42\" (graph \"publishPost\"): the journaled parameters hold \"text\", which CaptionedDraft no longer reads (renamed or removed): a resume drops its value"
+        )
     }
 
     @Test("a graph name no builder is registered under is named")
@@ -368,11 +405,30 @@ struct ReplayCheckFolderTests {
         }
     }
 
+    @Test("a file damaged after its header is a finding with the run id its header names")
+    func damagedFileNamesItsRun() async throws {
+        let runs = try await recordedRuns()
+        try withJournalFolder { folder in
+            try write(runs, to: folder)
+            let path = runFile("post-42", in: folder)
+            var bytes = try JournalPOSIX.readAll(path)
+            bytes[bytes.count / 2] ^= 0x40  // inside a record with records after it
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let findings = today(registerRecordedBuild).findings(journalFolder: folder)
+            #expect(findings.map(\.kind) == [.unreadableJournal])
+            #expect(findings.first?.runID == "post-42")
+            #expect(findings.first?.description.hasPrefix("run \"post-42\": ") == true, "\(findings)")
+        }
+    }
+
     @Test("a folder that is missing, or holds no journal file, is a finding")
     func missingOrEmptyFolder() throws {
         try withJournalFolder { folder in
+            let missing = today(registerRecordedBuild).findings(journalFolder: folder)
+            #expect(missing.map(\.kind) == [.unreadableJournal])
             #expect(
-                today(registerRecordedBuild).findings(journalFolder: folder).map(\.kind) == [.unreadableJournal])
+                missing.first?.description
+                    == "the run journal failed to list the folder \(folder.path): it does not exist")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             #expect(today(registerRecordedBuild).findings(journalFolder: folder).map(\.kind) == [.noRecordedRuns])
         }

@@ -5,6 +5,32 @@ import Testing
 
 // The snippets of Sources/OresRedux.docc/RunsThatSurviveARelaunch.md, with the types they need.
 
+/// The guide's "Changing a durable graph": a parameters type changed safely.
+enum ChangedParametersGuide {
+    struct PostDraft: Codable, Sendable {
+        var photo: String
+        var caption: String  // was `text`: the journal keeps the key "text"
+        var tags: [String]  // new: runs journaled before have none
+
+        enum CodingKeys: String, CodingKey {
+            case photo
+            case caption = "text"
+            case tags
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            photo = try container.decode(String.self, forKey: .photo)
+            caption = try container.decode(String.self, forKey: .caption)
+            tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
+        }
+    }
+
+    /// The unsafe forms the guide's table names.
+    struct WithDefault: Codable { var photo: String; var tags: [String] = [] }
+    struct RenamedToOptional: Codable { var photo: String; var caption: String? }
+}
+
 enum DurableRunsGuide {
     struct AppState: Codable, Equatable, Sendable {
         var postID: Int?
@@ -126,6 +152,21 @@ struct DurableRunsGuideTests {
                 try await launch.close()
             }
         }
+    }
+
+    @Test(
+        "Durable runs guide: parameters journaled before a field was renamed and one added still decode; the unsafe forms do not"
+    )
+    func changedParameters() throws {
+        let journaled = Data(#"{"photo":"p.jpg","text":"hello"}"#.utf8)
+        let draft = try JSONDecoder().decode(ChangedParametersGuide.PostDraft.self, from: journaled)
+        #expect(draft.caption == "hello")
+        #expect(draft.tags == [])
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ChangedParametersGuide.WithDefault.self, from: journaled)
+        }
+        let renamed = try JSONDecoder().decode(ChangedParametersGuide.RenamedToOptional.self, from: journaled)
+        #expect(renamed.caption == nil, "resumes, with the journaled text dropped")
     }
 
     @Test("Durable runs guide: a second launch waits for the lock, or tries later, or only reads the state")

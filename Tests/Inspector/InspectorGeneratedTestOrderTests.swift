@@ -67,9 +67,9 @@ struct InspectorGeneratedTestOrderTests {
         // The store delivers events outside its pipeline, and one thread at a time: a run's start can
         // reach the recorder after its first sync node was applied. Move run #2's start there.
         let second = try #require(recording.runs.last)
-        let firstStep = try #require(recording.steps.first { $0.origin?.run.rawValue == second.id }?.number)
+        let firstStep = try #require(recording.steps.first { $0.origin?.run.rawValue == second.start.id }?.number)
         var runs = recording.runs
-        runs[runs.count - 1].startAt = firstStep
+        runs[runs.count - 1].start.at = firstStep
         let late = InspectorRecording(
             stateType: recording.stateType, base: recording.base, steps: recording.steps,
             droppedSteps: recording.droppedSteps, maximumSteps: recording.maximumSteps, runs: runs,

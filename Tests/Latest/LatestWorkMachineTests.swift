@@ -31,11 +31,11 @@ struct LatestWorkMachineTests {
         var machine = LatestWorkMachine()
         var tokens: [UInt64] = []
         for keystroke in 0..<10 {
-            let entry = machine.enter(
+            let plan = machine.enter(
                 search, policy: .debounce(.milliseconds(300)), now: .milliseconds(100 * keystroke))
-            #expect(entry.delay == .milliseconds(300))
-            #expect(entry.cancelled == tokens.suffix(1))
-            tokens.append(entry.token)
+            #expect(plan.delay == .milliseconds(300))
+            #expect(plan.cancelled == tokens.suffix(1))
+            tokens.append(plan.token)
         }
         for token in tokens.dropLast() {
             let began = machine.begin(search, token: token)
@@ -98,8 +98,8 @@ struct LatestWorkMachineTests {
         var machine = LatestWorkMachine()
         for screen in 0..<1_000 {
             let id = WorkID(screen)
-            let entry = machine.enter(id, policy: .takeLatest, now: .zero)
-            machine.end(id, token: entry.token, now: .zero)
+            let plan = machine.enter(id, policy: .takeLatest, now: .zero)
+            machine.end(id, token: plan.token, now: .zero)
         }
         #expect(machine.busyIDs.isEmpty)
         #expect(machine.slotCount == 0)

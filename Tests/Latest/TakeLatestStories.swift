@@ -26,7 +26,7 @@ struct TakeLatestStories {
         }
     }
 
-    /// A search whose request ignores cancellation and answers when the test opens its gate, then
+    /// A search whose request ignores cancellation and answers when the test opens its latch, then
     /// dispatches its results itself: the late response a take-latest must drop.
     struct StubbornSearch: AsyncAction {
         let query: String
@@ -123,16 +123,16 @@ struct TakeLatestStories {
     @Test("A graph dispatched with an id: the run it replaced ends with its nodes cancelled, the new one applies")
     func graphTakeLatest() async throws {
         let store = Store(initialState: SearchState(), reducer: Self.reducer)
-        let gate = GraphStories.Latch()
+        let answer = GraphStories.Latch()
         var slow = ActionGraph<SearchState>()
-        let request = slow.run(StubbornSearch(query: "slow", answer: gate))
+        let request = slow.run(StubbornSearch(query: "slow", answer: answer))
         let apply = slow.send(SetResults(results: ["slow"]), after: request)
         let first = store.dispatch(slow, id: SearchID.search)
         let second = store.dispatch(Self.searchGraph("fast"), id: SearchID.search)
         let report = try await withDeadline { await second.wait() }
         #expect(report.count == 2)
         #expect(await first.outcome(of: apply).kind == .cancelled)
-        gate.open()
+        answer.open()
         #expect(store.state.results == ["fast 1", "fast 2"])
     }
 
@@ -161,9 +161,9 @@ struct TakeLatestStories {
             }
         }
         let store = Store(initialState: SearchState(), reducer: Self.reducer)
-        let gate = GraphStories.Latch()
+        let answer = GraphStories.Latch()
         var graph = ActionGraph<SearchState>()
-        let stubborn = StubbornSearch(query: "o", answer: gate)
+        let stubborn = StubbornSearch(query: "o", answer: answer)
         let request = graph.run(stubborn)
         let apply = graph.send(SetResults(results: ["late"]), after: request)
         let run = store.dispatch(graph, id: SearchID.search)
@@ -172,9 +172,9 @@ struct TakeLatestStories {
         try await withDeadline { await stubborn.started.wait() }
         try await withDeadline { try await store.dispatch(LeaveScreen()).value }
         #expect(try await withDeadline { await run.outcome(of: apply).kind } == .cancelled)
-        gate.open()
+        answer.open()
         // The request ignores cancellation and answers anyway: its sync node never applies it. (What
-        // the request dispatches itself through its context is not gated for a graph node.)
+        // the request dispatches itself through its context is not held back for a graph node.)
         try await withDeadline { await stubborn.finished.wait() }
         #expect(store.state.results != ["late"])
     }

@@ -170,6 +170,38 @@ struct LiveInspectorTests {
         #expect(live.session.command("dispatch", step: 42).status == 404)
     }
 
+    @Test("past the commands waiting to be applied, a jump or a dispatch is answered 429")
+    func commandsWaitingAreBounded() throws {
+        let live = try LiveInspector<LiveCounter>(
+            registry: ActionCodingRegistry(LiveAdd.self), options: quietLiveOptions())
+        defer { live.stop() }
+        // The first command the page sends holds the store until the test lets it go, so every
+        // command after it waits.
+        let armed = LockedValue(false)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Reducer<LiveCounter> { state, action in
+            if armed.withLock({ armed in
+                defer { armed = false }; return armed
+            }) {
+                _ = release.wait(timeout: .now() + 30)
+            }
+            liveCounterReducer(&state, action)
+        }
+        let store = live.makeStore(initialState: LiveCounter(), reducer: holding)
+        defer { release.signal() }
+        store.dispatch(LiveAdd(amount: 1))
+        armed.withLock { $0 = true }
+
+        let limit = live.session.maximumWaitingCommands
+        let statuses = (0..<limit).map { index in live.session.command(index % 2 == 0 ? "dispatch" : "jump", step: 1) }
+        #expect(statuses.allSatisfy { $0.status == 202 })
+        let (status, body) = live.session.command("dispatch", step: 1)
+        #expect(status == 429 && body.contains("again later"))
+        #expect(live.session.command("jump", step: 1).status == 429)
+        #expect(live.session.command("pause", step: nil).status == 200, "pause and resume are not queued behind")
+        #expect(live.session.command("resume", step: nil).status == 200)
+    }
+
     @Test("only the newest steps keep their state and action")
     func keptStepsAreBounded() throws {
         var options = quietLiveOptions()
@@ -256,6 +288,30 @@ struct LiveHTTPParserTests {
         #expect(parse("GET / HTTP/1.1\r\n" + String(repeating: "A: 1\r\n", count: 5) + "\r\n").status == 431)
         #expect(parse("GET / HTTP/1.1\r\nA: " + String(repeating: "x", count: 2_000)).status == 431)
         #expect(parse("\u{1}\u{2}x").status == nil, "a line not finished yet is not judged")
+    }
+
+    @Test(
+        "a command's body is JSON when its media type is exactly application/json, parameters allowed",
+        arguments: [
+            ("application/json", true), ("application/json; charset=utf-8", true),
+            ("Application/JSON ;charset=UTF-8", true), ("application/json\t; charset=utf-8", true),
+            ("application/jsonx", false), ("application/json-patch+json", false), ("application/json+x", false),
+            ("text/json", false), ("application/json, text/plain", false), ("application/", false), ("", false),
+            ("text/plain; x=application/json", false),
+        ])
+    func jsonMediaType(contentType: String, isJSON: Bool) throws {
+        guard case .complete(let request) = parse("POST /pause HTTP/1.1\r\nContent-Type: \(contentType)\r\n\r\n")
+        else { Issue.record("not parsed"); return }
+        #expect(request.hasJSONBody == isJSON)
+    }
+
+    @Test("two Content-Types are not JSON, even when both say so")
+    func twoContentTypes() throws {
+        guard
+            case .complete(let request) = parse(
+                "POST /pause HTTP/1.1\r\nContent-Type: application/json\r\ncontent-type: application/json\r\n\r\n")
+        else { Issue.record("not parsed"); return }
+        #expect(!request.hasJSONBody)
     }
 
     @Test("the token comparison takes the expected token's length, whatever the guess")

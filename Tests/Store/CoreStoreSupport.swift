@@ -94,7 +94,7 @@ extension CoreStore {
         var overlapCount: Int { overlaps.withLock { $0 } }
     }
 
-    /// A one-way gate: `wait()` returns once `open()` has been called, before or after the wait
+    /// A one-way latch: `wait()` returns once `open()` has been called, before or after the wait
     /// began; a task cancelled while waiting gets `CancellationError` at once.
     final class Latch: Sendable {
         private struct State {

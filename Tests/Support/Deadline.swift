@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 
 /// What a test wait throws when the awaited work did not finish: a hang, caught.
 struct DeadlineExceeded: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import OresRedux
+import OresReduxTesting
 
 /// Runs `body(index)` for every index in `0..<count`, each on its own plain `Thread`, all at once,
 /// and returns once every one has returned.

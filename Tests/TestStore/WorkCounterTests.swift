@@ -120,10 +120,10 @@ struct WorkCounterTests {
         #expect(low.lane == TaskPriority.low.rawValue)
         #expect(high.lane == TaskPriority.high.rawValue)
 
-        // Each lane's probes run at its priority, so a window passes in either (nothing opens it).
+        // Each lane's probes run at its priority, so a window passes in either (nothing wakes it).
         for priority in [TaskPriority.low, .high] {
             let expired = await Task(priority: priority) {
-                await DeadlineGate().wait(window: .milliseconds(30), from: PoolTime.shared.now)
+                await ExpiringWakeUp().wait(window: .milliseconds(30), from: PoolTime.shared.now)
             }.value
             #expect(expired == false)
         }

@@ -10,7 +10,7 @@ let usage = """
       --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI;
                        it still measures every row of the targets
       --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory,
-                       durable, recorder (default: all)
+                       durable, recorder, live (default: all)
       --json PATH      also write every figure as JSON to PATH
       --inspector-page [DIR [STEPS]]
                        records STEPS (default 100,000) steps over a ~1 MB state, writes the
@@ -19,6 +19,10 @@ let usage = """
                        .ci/inspector-page-benchmark.py (first step painted, selecting the last step,
                        a search, the DevTools export) when Debian's chromium, chromium-driver and
                        python3-selenium are installed; measured once a run, not ratios
+      --inspector-write [STEPS]
+                       records STEPS (default 10,000) steps over a ~1 MB state, each changing one
+                       item, then writes the inspector page: the time to record, to write, and
+                       their ratio (writing must cost no more); a small STEPS suits a debug build
       --profile-case NAME [COUNT] [SHAPE]
                        one scenario alone, for valgrind --tool=callgrind (see Profiling.swift)
       --help           this text
@@ -55,6 +59,9 @@ let usage = """
                    and on), a middleware that only keeps each state (the copy-on-write floor), and a
                    change to every value of a 10,000-key dictionary; the recorder's queue is emptied
                    untimed after each of its runs
+      live         a live inspector's "Dispatch again" (the registry's coding, the store, the
+                   recorder) with the step described and its update written for a page, against a
+                   dispatch into a store without the inspector; and the steps a second that makes
     """
 
 /// Runs what the arguments ask for and returns the exit status.
@@ -65,12 +72,13 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if arguments.first == "--inspector-page" {
         return await inspectorPage(Array(arguments.dropFirst()))
     }
+    if arguments.first == "--inspector-write" { return await inspectorPageWriting(Array(arguments.dropFirst())) }
     if arguments.first == "--profile-case" {
         return await profileCase(Array(arguments.dropFirst()))
     }
     var quick = false
     var jsonPath: String?
-    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable", "recorder"]
+    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable", "recorder", "live"]
     var groups = Set(allGroups)
     var index = 0
     while index < arguments.count {
@@ -129,6 +137,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if groups.contains("memory") { benchMemory(report, quick: quick) }
     if groups.contains("durable") { await benchDurable(report, budget: budget, quick: quick) }
     if groups.contains("recorder") { await benchRecorder(report, budget: budget) }
+    if groups.contains("live") { await benchLive(report, budget: budget) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9

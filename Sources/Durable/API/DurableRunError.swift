@@ -23,8 +23,14 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
     /// write failed). A new run under the id would share the old run's records, so it did not
     /// start; start it again once the state is saved (``StatePersistence/flush()``).
     case runEndNotSaved(String, reason: String)
-    /// The parameters of the graph `graph` could not be encoded or decoded back.
+    /// The parameters given to ``DurableRuns/start(_:runID:parameters:)`` for the graph `graph`
+    /// could not be encoded, or not decoded back (a type that does not round-trip): the run did not
+    /// start.
     case parametersNotEncodable(graph: String, reason: String)
+    /// The journaled parameters of a run of the graph `graph` no longer decode as the type its
+    /// builder is registered with (see <doc:RunsThatSurviveARelaunch>, "Changing a durable graph"):
+    /// the run is not resumed, and stays in the journal.
+    case parametersNotDecodable(graph: String, reason: String)
     /// The response of the node `node` could not be encoded: the node fails, and the journal says
     /// so (its call happened).
     case responseNotEncodable(node: String, reason: String)
@@ -70,6 +76,8 @@ public enum DurableRunError: Error, Sendable, Hashable, CustomStringConvertible 
             "the durable run \"\(runID)\" ended, but leaves the journal only once a saved state holds its sync work, and \(reason); a new run under its id starts once the state is saved (StatePersistence.flush())"
         case .parametersNotEncodable(let graph, let reason):
             "the parameters of the durable graph \"\(graph)\" could not be encoded and decoded back: \(reason)"
+        case .parametersNotDecodable(let graph, let reason):
+            "the journaled parameters of the durable graph \"\(graph)\" no longer decode as its builder's type: \(reason); the run was not resumed"
         case .responseNotEncodable(let node, let reason):
             "the response of the durable node \"\(node)\" could not be encoded: \(reason)"
         case .journalFailed(nil, let error):

@@ -41,7 +41,9 @@ public final class DurableRuns<State: Sendable>: Sendable {
     let core: StoreCore<State>
     let writer: JournalWriter
     /// Each registered builder, with the name of its parameters type for a person (`PostDraft`).
-    private let builders = LockedValue<[String: (build: Build, parametersType: String)]>([:])
+    private let builders = LockedValue<
+        [String: (build: Build, parametersType: String, reencode: @Sendable (Data) throws -> Data)]
+    >([:])
     /// The run ids in use in this launch: a run holds its id from its start until it has left the
     /// journal, since a new run's records must never mix with an earlier run's, nor go with its removal.
     let active = LockedValue<[String: RunIDUse]>([:])
@@ -70,8 +72,11 @@ public final class DurableRuns<State: Sendable>: Sendable {
         build: @escaping @Sendable (Parameters) -> ActionGraph<State>
     ) {
         let decodeAndBuild: Build = { data in build(try JSONDecoder().decode(Parameters.self, from: data)) }
+        let reencode: @Sendable (Data) throws -> Data = { data in
+            try JSONEncoder().encode(try JSONDecoder().decode(Parameters.self, from: data))
+        }
         builders.withLock { builders in
-            builders[name] = (decodeAndBuild, String(describing: Parameters.self))
+            builders[name] = (decodeAndBuild, String(describing: Parameters.self), reencode)
         }
     }
 
@@ -210,6 +215,27 @@ public final class DurableRuns<State: Sendable>: Sendable {
     /// The name of the parameters type of the builder registered as `name`.
     package func parametersType(_ name: String) -> String? {
         builders.withLock { $0[name]?.parametersType }
+    }
+
+    /// The keys of the journaled parameters `data` that the type registered as `name` does not
+    /// read back, as paths (`draft.text`): a field renamed or removed since the run was journaled,
+    /// whose value a resume drops. Empty if nothing is dropped; `nil` if they do not decode.
+    package func droppedParameterKeys(_ name: String, _ data: Data) -> [String]? {
+        guard let reencode = builders.withLock({ $0[name]?.reencode }),
+            let again = try? reencode(data),
+            let journaled = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            let read = try? JSONSerialization.jsonObject(with: again, options: [.fragmentsAllowed])
+        else { return nil }
+        func dropped(_ journaled: Any, _ read: Any, at path: String) -> [String] {
+            guard let journaled = journaled as? [String: Any] else { return [] }
+            let read = read as? [String: Any] ?? [:]
+            return journaled.keys.sorted().flatMap { key -> [String] in
+                let keyPath = path.isEmpty ? key : path + "." + key
+                guard let value = read[key] else { return journaled[key] is NSNull ? [] : [keyPath] }
+                return dropped(journaled[key]!, value, at: keyPath)
+            }
+        }
+        return dropped(journaled, read, at: "")
     }
 
     /// Returns once every journal write asked for so far is on disk (or has failed and was

@@ -1,7 +1,9 @@
 /// What resume does with an attempt of a durable async node that started but whose end was never
 /// recorded (the process died during the call): the call may or may not have happened.
 ///
-/// Declared per node with ``ActionGraph/setDurable(_:inDoubt:)``.
+/// Declared per node with ``ActionGraph/setDurable(_:inDoubt:)``. Each attempt's start journals
+/// the policy it runs under, and a relaunch settles the attempt by that policy, even if the
+/// relaunching build declares another one for the node (see ``JournalRecord/InDoubtRule``).
 public enum InDoubtPolicy<Response: Sendable>: Sendable {
     /// Calls the node again with the same ``IdempotencyKey``: for a call the server deduplicates
     /// by that key, or that is harmless to repeat. At least once, never with a new key.
@@ -33,6 +35,15 @@ enum ErasedInDoubtPolicy: Sendable {
     case rerunWithSameKey
     case failInDoubt
     case ask(@Sendable (IdempotencyKey) async throws -> InDoubtAnswer<ResponseSlot>)
+
+    /// The policy as the journal keeps it with each attempt's start.
+    var rule: JournalRecord.InDoubtRule {
+        switch self {
+        case .rerunWithSameKey: .rerunWithSameKey
+        case .failInDoubt: .failInDoubt
+        case .ask: .ask
+        }
+    }
 
     init<Response: Sendable>(_ policy: InDoubtPolicy<Response>) {
         switch policy {

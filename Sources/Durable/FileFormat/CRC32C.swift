@@ -2,8 +2,7 @@
 /// checksum of the journal.
 ///
 /// Reflected polynomial `0x82F63B78`, initial value and final XOR `0xFFFFFFFF`, so that
-/// `CRC32C.checksum("123456789")` is `0xE3069283`. Table-driven, one byte at a time: journal records
-/// are small and the `fsync` after each one costs a thousand times more than this.
+/// `CRC32C.checksum("123456789")` is `0xE3069283`. Table-driven, one byte at a time.
 enum CRC32C {
     /// The 256 remainders of one byte, computed once.
     private static let table: [UInt32] = (0..<256).map { byte in

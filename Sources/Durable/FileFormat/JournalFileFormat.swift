@@ -43,6 +43,18 @@ enum JournalFileFormat {
         return writer.output
     }
 
+    /// The run id a file's header names, if the header is whole and both its checksums hold
+    /// (nothing after the header is read).
+    static func runID(inHeaderOf bytes: [UInt8]) -> String? {
+        guard bytes.count >= 20, bytes.starts(with: magic) else { return nil }
+        func uint32(at index: Int) -> UInt32 { bytes[index..<index + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        guard CRC32C.checksum(bytes[0..<16]) == uint32(at: 16), let length = Int(exactly: uint32(at: 12)),
+            length <= maximumRunIDSize, bytes.count >= 24 + length,
+            CRC32C.checksum(bytes[20..<20 + length]) == uint32(at: 20 + length)
+        else { return nil }
+        return String(validUTF8: bytes[20..<20 + length])
+    }
+
     /// The longest run id, in UTF-8 bytes.
     static let maximumRunIDSize = 64 << 10
 

@@ -2,13 +2,15 @@ import Foundation
 
 /// The binary form of one record, the payload of a journal frame (see ``JournalRecord/encoded()``).
 ///
-/// Version 1, big-endian throughout: one kind byte (1 run started, 2 attempt started, 3 attempt
-/// ended, 4 sync applied, 5 run finished, 6 run cancelled), then the case's fields in declaration order (a run's
+/// Big-endian throughout: one kind byte (1 run started, 2 attempt started, 3 attempt ended, 4 sync
+/// applied, 5 run finished, 6 run cancelled), then the case's fields in declaration order (a run's
 /// format version comes before its instance, so a newer format is recognised before anything it
 /// may have changed). A string or `Data` is a 32-bit byte count and its bytes (strings as UTF-8);
-/// an `Int` is a signed 64-bit and a `UInt64` an unsigned 64-bit integer; an attempt's end is a
-/// byte (1 response, 2 failed, 3 kept out of the journal) followed by the response bytes or the
-/// error's description.
+/// an `Int` is a signed 64-bit and a `UInt64` an unsigned 64-bit integer. An attempt's start ends
+/// with its in-doubt policy, one byte (1 rerun with the same key, 2 fail in doubt, 3 ask), absent
+/// in format 1. An attempt's end is a byte and what that case holds: 1 response (its bytes), 3 kept
+/// out of the journal, 4 failed (the error's description), 5 not called, 6 cancelled, 7 failed in
+/// doubt (its key); 2 is format 1's failure, a text, read by `formatOneEnd(node:text:)`.
 extension JournalRecord {
     /// The largest encoded record the journal accepts: a response bigger than this belongs in the
     /// app's own storage, with a reference to it in the response.
@@ -22,7 +24,10 @@ extension JournalRecord {
         Data(try encodedBytes(path: "(record)"))
     }
 
-    /// Reads back a record written by ``encoded()``.
+    /// Reads back a record written by ``encoded()``, by this build or an earlier one. A failed
+    /// attempt's end written by format 1 (as the text of its error) is read as the case it stood
+    /// for: ``AttemptEnd/notCalled``, ``AttemptEnd/cancelled`` or ``AttemptEnd/failedInDoubt(key:)``
+    /// for the exact texts format 1 wrote for those, ``AttemptEnd/failed(description:)`` otherwise.
     /// - Throws: ``JournalError/corruptRecord(path:offset:reason:)`` (path `(record)`, the offset
     ///   within `data`) if `data` is not a whole record, or
     ///   ``JournalError/newerFormat(path:version:newestReadable:)`` for a run started by a newer
@@ -43,11 +48,17 @@ extension JournalRecord {
             try writer.string(fingerprint)
             try writer.int(formatVersion)
             writer.uint64(instance)
-        case .attemptStarted(let node, let attempt, let key):
+        case .attemptStarted(let node, let attempt, let key, let inDoubt):
             writer.byte(2)
             try writer.string(node)
             try writer.int(attempt)
             try writer.string(key.rawValue)
+            switch inDoubt {
+            case .rerunWithSameKey?: writer.byte(1)
+            case .failInDoubt?: writer.byte(2)
+            case .ask?: writer.byte(3)
+            case nil: break
+            }
         case .attemptEnded(let node, let attempt, let end):
             writer.byte(3)
             try writer.string(node)
@@ -56,11 +67,18 @@ extension JournalRecord {
             case .response(let response):
                 writer.byte(1)
                 try writer.bytes(response)
-            case .failed(let description):
-                writer.byte(2)
-                try writer.string(description)
             case .responseNotJournaled:
                 writer.byte(3)
+            case .failed(let description):
+                writer.byte(4)
+                try writer.string(description)
+            case .notCalled:
+                writer.byte(5)
+            case .cancelled:
+                writer.byte(6)
+            case .failedInDoubt(let key):
+                writer.byte(7)
+                try writer.string(key.rawValue)
             }
         case .syncApplied(let node, let commitCount):
             writer.byte(4)
@@ -104,7 +122,18 @@ extension JournalRecord {
         case 2:
             let node = try reader.string()
             let attempt = try reader.int()
-            record = .attemptStarted(node: node, attempt: attempt, key: IdempotencyKey(rawValue: try reader.string()))
+            let key = IdempotencyKey(rawValue: try reader.string())
+            var inDoubt: InDoubtRule?
+            if reader.offset < bytes.count {
+                let ruleOffset = reader.offset
+                switch try reader.byte() {
+                case 1: inDoubt = .rerunWithSameKey
+                case 2: inDoubt = .failInDoubt
+                case 3: inDoubt = .ask
+                case let other: throw reader.corrupt(at: ruleOffset, "unknown in-doubt policy \(other)")
+                }
+            }
+            record = .attemptStarted(node: node, attempt: attempt, key: key, inDoubt: inDoubt)
         case 3:
             let node = try reader.string()
             let attempt = try reader.int()
@@ -112,8 +141,12 @@ extension JournalRecord {
             let end: AttemptEnd
             switch try reader.byte() {
             case 1: end = .response(Data(try reader.bytes()))
-            case 2: end = .failed(description: try reader.string())
+            case 2: end = Self.formatOneEnd(node: node, text: try reader.string())
             case 3: end = .responseNotJournaled
+            case 4: end = .failed(description: try reader.string())
+            case 5: end = .notCalled
+            case 6: end = .cancelled
+            case 7: end = .failedInDoubt(key: IdempotencyKey(rawValue: try reader.string()))
             case let other: throw reader.corrupt(at: endOffset, "unknown attempt end \(other)")
             }
             record = .attemptEnded(node: node, attempt: attempt, end: end)
@@ -131,6 +164,34 @@ extension JournalRecord {
             throw reader.corrupt(at: reader.offset, "\(bytes.count - reader.offset) unexpected bytes after the record")
         }
         return record
+    }
+}
+
+extension JournalRecord {
+    /// Format 1 journaled every failed attempt as the text of its error; format 2 journals the
+    /// case. This is the one place that text is read, and the rule is fixed: format 1 wrote exactly
+    /// these texts for its three ends that were not failures of the call's own, and nothing else
+    /// is taken for them.
+    /// - `cancelled before its call`: announced, never called (``AttemptEnd/notCalled``);
+    /// - `CancellationError()`: cut off by cancellation (``AttemptEnd/cancelled``);
+    /// - `the durable node "<node>" was in flight when the app stopped, and may or may not have
+    ///   happened (key <key>); it is not called again`, with this record's node: settled in doubt
+    ///   by a relaunch (``AttemptEnd/failedInDoubt(key:)``, with that key);
+    /// - any other text: the call failed (``AttemptEnd/failed(description:)``).
+    static func formatOneEnd(node: String, text: String) -> AttemptEnd {
+        switch text {
+        case "cancelled before its call": return .notCalled
+        case "CancellationError()": return .cancelled
+        default: break
+        }
+        let prefix =
+            "the durable node \"\(node)\" was in flight when the app stopped, and may or may not have happened (key "
+        let suffix = "); it is not called again"
+        if text.hasPrefix(prefix), text.hasSuffix(suffix), text.count > prefix.count + suffix.count {
+            let key = text.dropFirst(prefix.count).dropLast(suffix.count)
+            if !key.contains(")") { return .failedInDoubt(key: IdempotencyKey(rawValue: String(key))) }
+        }
+        return .failed(description: text)
     }
 }
 

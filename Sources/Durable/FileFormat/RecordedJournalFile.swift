@@ -18,17 +18,33 @@ package enum RecordedJournalFile {
         }
     }
 
+    /// The run id the header of the file at `path` names, if the header is whole and its
+    /// checksums hold: a file damaged after its header still says whose run it holds.
+    package static func runID(path: String) -> String? {
+        guard let bytes = try? JournalPOSIX.readAll(path) else { return nil }
+        return JournalFileFormat.runID(inHeaderOf: bytes)
+    }
+
     /// The paths of the run files in `folder` (`run-*.journal`, the form ``FileRunJournal`` names
     /// them in), sorted by name.
-    /// - Throws: ``JournalError/ioFailed(path:operation:reason:)`` if the folder cannot be listed.
+    /// - Throws: ``JournalError/ioFailed(path:operation:reason:)`` if the folder cannot be listed:
+    ///   it does not exist, is a file, or cannot be read.
     package static func paths(in folder: URL) throws(JournalError) -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) else {
+            throw .ioFailed(path: folder.path, operation: "list the folder", reason: "it does not exist")
+        }
+        guard isFolder.boolValue else {
+            throw .ioFailed(path: folder.path, operation: "list the folder", reason: "it is a file, not a folder")
+        }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: folder.path)
                 .filter { $0.hasPrefix("run-") && $0.hasSuffix(".journal") }
                 .sorted()
                 .map { folder.appendingPathComponent($0).path }
         } catch {
-            throw .ioFailed(path: folder.path, operation: "list the folder", reason: "\(error)")
+            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+            throw .ioFailed(path: folder.path, operation: "list the folder", reason: reason)
         }
     }
 }

@@ -76,10 +76,6 @@ final class DurableRunJournal: RunObserver, Sendable {
             attemptsFailed: resumed.failedAttempts)
     }
 
-    /// The journaled end of an attempt that was announced but never called (the run was cancelled
-    /// in between): it does not count as a failure on resume.
-    static let notCalledDescription = "cancelled before its call"
-
     // MARK: Observing the run
 
     func observe(_ step: RunStep, of machine: RunStateMachine) {
@@ -128,13 +124,11 @@ final class DurableRunJournal: RunObserver, Sendable {
         let label = layout.labels[node]
         let key = key(of: node)
         return { [self] attempt in
-            try await record(.attemptStarted(node: label, attempt: attempt, key: key), node: label)
+            try await record(
+                .attemptStarted(node: label, attempt: attempt, key: key, inDoubt: codec.inDoubt.rule), node: label)
             if Task.isCancelled {
                 // Announced but never called: say so, so that a relaunch does not take it for in doubt.
-                try await record(
-                    .attemptEnded(
-                        node: label, attempt: attempt, end: .failed(description: Self.notCalledDescription)),
-                    node: label)
+                try await record(.attemptEnded(node: label, attempt: attempt, end: .notCalled), node: label)
                 throw CancellationError()
             }
             let end: JournalRecord.AttemptEnd
@@ -149,7 +143,7 @@ final class DurableRunJournal: RunObserver, Sendable {
                     result = .failure(DurableRunError.responseNotEncodable(node: label, reason: "\(error)"))
                 }
             } catch {
-                end = .failed(description: String(describing: error))
+                end = error is CancellationError ? .cancelled : .failed(description: String(describing: error))
                 result = .failure(error)
             }
             try await record(.attemptEnded(node: label, attempt: attempt, end: end), node: label)

@@ -28,9 +28,12 @@ public enum JournalRecord: Sendable, Hashable {
         runID: String, graph: String, parameters: Data, fingerprint: String,
         formatVersion: Int = JournalRecord.currentFormatVersion, instance: UInt64 = 0)
 
-    /// Attempt `attempt` (1 for the first) of the async node `node` is about to start, with `key`.
+    /// Attempt `attempt` (1 for the first) of the async node `node` is about to start, with `key`,
+    /// under the in-doubt policy `inDoubt`: if the app stops before the attempt's end is recorded,
+    /// a relaunch settles the attempt by this policy, whatever the node's policy is then. `nil` in
+    /// a record written by format 1, which did not journal it (today's policy settles those).
     /// Written, and on disk, before the attempt's side effect starts.
-    case attemptStarted(node: String, attempt: Int, key: IdempotencyKey)
+    case attemptStarted(node: String, attempt: Int, key: IdempotencyKey, inDoubt: InDoubtRule? = nil)
 
     /// Attempt `attempt` of the async node `node` ended, with `end`.
     case attemptEnded(node: String, attempt: Int, end: AttemptEnd)
@@ -48,19 +51,42 @@ public enum JournalRecord: Sendable, Hashable {
     /// Every node of the run reached its outcome; the run can be removed from the journal.
     case runFinished
 
-    /// How an attempt ended, as the journal keeps it.
+    /// How an attempt ended, as the journal keeps it. Resume reads the case, never a text.
     public enum AttemptEnd: Sendable, Hashable {
         /// It succeeded; its response, encoded by the node (possibly encrypted by the app).
         case response(Data)
-        /// It failed; a description of its error for a person (errors are not required to be
-        /// `Codable`, so resume sees this text, not the error value).
+        /// It failed with an error of its own, described for a person (errors are not required to
+        /// be `Codable`): it counts towards the node's retry policy.
         case failed(description: String)
         /// It succeeded, and its response is kept out of the journal (a secret): on resume the node
         /// runs again instead of replaying a response.
         case responseNotJournaled
+        /// It was announced but never called (its run was cancelled in between): not a failure,
+        /// and not in doubt.
+        case notCalled
+        /// Its call was cut off by cancellation (the run's cancel, a timeout, the app's exit): the
+        /// call may have reached the server, so a relaunch takes it as in doubt.
+        case cancelled
+        /// A relaunch found it in doubt and its policy said not to call it again: it failed with
+        /// ``DurableRunError/inDoubt(node:key:)`` and `key`, and later relaunches replay that.
+        case failedInDoubt(key: IdempotencyKey)
+    }
+
+    /// An in-doubt policy as the journal keeps it with each attempt's start (see
+    /// ``InDoubtPolicy``; the check of ``InDoubtPolicy/ask(_:)`` is the app's code, not journaled).
+    public enum InDoubtRule: Sendable, Hashable {
+        /// ``InDoubtPolicy/rerunWithSameKey``: at least once.
+        case rerunWithSameKey
+        /// ``InDoubtPolicy/failInDoubt``: at most once.
+        case failInDoubt
+        /// ``InDoubtPolicy/ask(_:)``: the app's check decides; a relaunch whose graph has no check
+        /// for the node any more does not call it again.
+        case ask
     }
 
     /// The journal format this build writes, and the newest it reads. A journal or record of a
     /// newer format is refused with ``JournalError/newerFormat(path:version:newestReadable:)``.
-    public static let currentFormatVersion = 1
+    /// Format 2 journals each attempt's in-doubt policy and its end as a case; format 1 journaled
+    /// every failure as text, which the decoder maps once (see ``init(decoding:)``).
+    public static let currentFormatVersion = 2
 }

@@ -13,9 +13,11 @@ extension DurableRuns {
     ///   if the restored state does not hold it yet);
     /// - a sync node (or fallback) whose mark the restored state holds is **not applied again**;
     ///   one whose mark is missing is applied, once, into this state;
-    /// - an attempt that started and never recorded its end is **in doubt**, and its node's
-    ///   ``InDoubtPolicy`` decides: ``InDoubtPolicy/rerunWithSameKey`` calls it again as the next
-    ///   attempt with the same key; ``InDoubtPolicy/failInDoubt`` ends it failed with
+    /// - an attempt that started and never recorded its end is **in doubt**, and the
+    ///   ``InDoubtPolicy`` it started under decides (journaled with its start; today's node's policy
+    ///   for an attempt journaled by format 1, which did not record it):
+    ///   ``InDoubtPolicy/rerunWithSameKey`` calls it again as the next attempt with the same key;
+    ///   ``InDoubtPolicy/failInDoubt`` ends it failed with
     ///   ``DurableRunError/inDoubt(node:key:)`` without calling it, and its fallback tells the user;
     ///   ``InDoubtPolicy/ask(_:)`` calls the app's check with the key first. The decision is
     ///   journaled as the attempt's end (a response the check found, or the in-doubt failure), so a
@@ -63,133 +65,57 @@ extension DurableRuns {
         return report
     }
 
-    /// Rebuilds and starts one journaled run.
+    /// Rebuilds one journaled run, plans what each node becomes, performs the plan (asks the
+    /// app's checks, journals the settlements) and starts the run.
     private func resume(_ journalRun: JournalRun) async throws(DurableRunError) -> DurableResumeReport<State>.ResumedRun
     {
         let rebuilt = try rebuild(journalRun)
-        let (runID, name, instance) = (rebuilt.runID, rebuilt.graphName, rebuilt.instance)
-        let (graph, layout, history) = (rebuilt.graph, rebuilt.layout, rebuilt.history)
+        let (runID, name, instance, layout) = (rebuilt.runID, rebuilt.graphName, rebuilt.instance, rebuilt.layout)
         guard rebuilt.shapeMatches else {
             throw .graphChanged(graph: name, journaled: rebuilt.journaledFingerprint, current: layout.fingerprint)
         }
         guard claim(runID, instance: instance) else { throw .runAlreadyActive(runID) }
         unresumed.withLock { _ = $0?.remove(runID) }
-        var resumed = DurableRunJournal.Resumed()
-        var endedBefore: [String] = []
-        var inDoubt: [String] = []
-        let marks = core.durableMarks
-        func fallbackMark(_ node: Int) -> DurableMarks.Mark {
-            .init(runID: runID, instance: instance, node: layout.labels[node], isFallback: true)
+        var plan = rebuilt.plan(marks: core.durableMarks)
+        for check in plan.checks {
+            plan.answered(check.node, await ask(check.node, of: rebuilt.graph, key: check.key))
         }
-        func failed(_ node: Int, _ error: any Error) {
-            resumed.endedBefore.append(
-                .init(node: node, result: .failure(error), sendsFallback: !marks.contains(fallbackMark(node))))
-            endedBefore.append(layout.labels[node])
-        }
-        if journalRun.records.contains(.runCancelled) {
-            // Cancelled by the app: nothing more of it runs. Only the sync nodes it applied before the
-            // end that the restored state lacks are applied again, once (with their inputs replayed).
-            let applied = Set(
-                journalRun.records.compactMap { record -> String? in
-                    if case .syncApplied(let node, _) = record { node } else { nil }
-                })
-            var done = Set<Int>()
-            for node in 0..<graph.count {
-                let label = layout.labels[node]
-                let inputsDone = graph.storage.prerequisites(of: node).allSatisfy(done.contains)
-                switch graph.storage.bodies[node] {
-                case .action, .makeAction:
-                    if marks.contains(
-                        DurableMarks.Mark(runID: runID, instance: instance, node: label, isFallback: false))
-                    {
-                        resumed.endedBefore.append(.init(node: node, result: .success(nil)))
-                        endedBefore.append(label)
-                        done.insert(node)
-                        continue
-                    }
-                    if applied.contains(label) && inputsDone {
-                        done.insert(node)  // released by the run: applied again, once
-                        continue
-                    }
-                case .async:
-                    if case .success(let value)? = rebuilt.journaledResponse(of: node) {
-                        resumed.endedBefore.append(.init(node: node, result: .success(value)))
-                        endedBefore.append(label)
-                        done.insert(node)
-                        continue
-                    }
-                case .delay:
-                    // No side effect: what waited on it counts it done, as it was before the cancel.
-                    resumed.endedBefore.append(.init(node: node, result: .success(nil)))
-                    done.insert(node)
-                    continue
-                case .join:
-                    break
-                }
-                resumed.endedBefore.append(.init(node: node, result: .failure(CancellationError()), isCancelled: true))
-            }
-            resumed.wasCancelled = true
-            let run = startJournaled(graph, runID: runID, instance: instance, layout: layout, resumed: resumed)
-            return .init(runID: runID, graph: name, run: run, endedBefore: endedBefore, inDoubt: [])
-        }
-        for node in 0..<graph.count {
-            let label = layout.labels[node]
-            switch graph.storage.bodies[node] {
-            case .action, .makeAction:
-                let mark = DurableMarks.Mark(runID: runID, instance: instance, node: label, isFallback: false)
-                if marks.contains(mark) {
-                    resumed.endedBefore.append(.init(node: node, result: .success(nil)))
-                    endedBefore.append(label)
-                }
-            case .async:
-                guard let codec = graph.settings[node]?.durable else { continue }
-                let attempts = history[node]
-                switch rebuilt.journaledResponse(of: node) {
-                case .success(let response)?:
-                    resumed.endedBefore.append(.init(node: node, result: .success(response)))
-                    endedBefore.append(label)
-                    continue
-                case .failure(let error)?:
-                    failed(node, error)
-                    continue
-                case nil:
-                    break
-                }
-                guard let last = attempts.lastStarted else { continue }  // never started: runs as usual
-                resumed.nextAttempt[node] = last.attempt + 1
-                resumed.failedAttempts[node] = attempts.failures
-                let decidedInDoubt = DurableRunError.inDoubt(node: label, key: last.key)
-                switch attempts.ends[last.attempt] {
-                case .failed(let description)? where description == decidedInDoubt.description:
-                    // A launch before this one settled it in doubt (and journaled that): not decided again.
-                    failed(node, decidedInDoubt)
-                case .failed(let description)? where !NodeHistory.wasInterrupted(description):
-                    let allowed = graph.settings[node]?.retry?.maxAttempts ?? 1
-                    if attempts.failures >= allowed {
-                        failed(node, DurableRunError.failedBeforeRelaunch(node: label, description: description))
-                    }
-                case .responseNotJournaled?, .response?:
-                    break  // kept out of the journal: it runs again, with the same key
-                case nil, .failed?:
-                    // Never ended, or cut off mid-call by the app's exit: the call may have happened.
-                    inDoubt.append(label)
-                    switch await settle(
-                        node, label: label, attempt: last.attempt, key: last.key, codec: codec, runID: runID)
-                    {
-                    case .runAgain:
-                        break
-                    case .ended(.success(let response)):
-                        resumed.endedBefore.append(.init(node: node, result: .success(response)))
-                    case .ended(.failure(let error)):
-                        failed(node, error)
-                    }
-                }
-            case .delay, .join:
-                continue  // no side effect: a delay waits again
+        for settlement in plan.settlements {
+            do {
+                try await writer.append(settlement.record, to: runID)
+            } catch {
+                plan.journalFailed(settlement.node, error)
             }
         }
-        let run = startJournaled(graph, runID: runID, instance: instance, layout: layout, resumed: resumed)
-        return .init(runID: runID, graph: name, run: run, endedBefore: endedBefore, inDoubt: inDoubt)
+        let run = startJournaled(
+            rebuilt.graph, runID: runID, instance: instance, layout: layout, resumed: plan.resumed)
+        return .init(runID: runID, graph: name, run: run, endedBefore: plan.endedBefore, inDoubt: plan.inDoubt)
+    }
+
+    /// Asks the app's check of the in-doubt node `node` (its code: on this task, no lock held).
+    private func ask(_ node: Int, of graph: ActionGraph<State>, key: IdempotencyKey) async -> ResumePlan.Answer {
+        guard let codec = graph.settings[node]?.durable, case .ask(let check) = codec.inDoubt else { return .fail }
+        let answer: InDoubtAnswer<ResponseSlot>
+        do {
+            answer = try await check(key)
+        } catch {
+            return .failed(error)
+        }
+        switch answer {
+        case .runAgain:
+            return .runAgain
+        case .fail:
+            return .fail
+        case .succeeded(let response):
+            do {
+                // A response kept out of the journal: a later relaunch calls the node again.
+                return .succeeded(
+                    response, end: try codec.encode(response).map { .response($0) } ?? .responseNotJournaled)
+            } catch {
+                let label = graph.settings[node]?.label ?? "#\(node)"
+                return .failed(DurableRunError.responseNotEncodable(node: label, reason: "\(error)"))
+            }
+        }
     }
 
     /// A journaled run with the graph today's builder builds from its journaled parameters: where
@@ -203,7 +129,7 @@ extension DurableRuns {
         let journaledFingerprint: String
         let graph: ActionGraph<State>
         let layout: DurableLayout
-        let history: NodeHistory
+        let records: [JournalRecord]
 
         /// The fingerprint the run's start journaled: its digest, and its shape if it carries one.
         package var journaled: DurableFingerprint { DurableFingerprint(journaled: journaledFingerprint) }
@@ -216,22 +142,63 @@ extension DurableRuns {
         /// otherwise.
         package var shapeMatches: Bool { journaled.digest == layout.digest }
 
-        /// The journaled response of the async node `node`, decoded by today's codec as resume
-        /// replays it, or why it does not decode; `nil` if none was journaled.
-        func journaledResponse(of node: Int) -> Result<ResponseSlot, DurableRunError>? {
-            guard let codec = graph.settings[node]?.durable, let response = history[node].response else { return nil }
-            do {
-                return .success(try codec.decode(response))
-            } catch {
-                return .failure(.responseNotDecodable(node: layout.labels[node], reason: DecodingReason.of(error)))
+        /// What resume does with each node, given the marks the restored state holds.
+        func plan(marks: DurableMarksTable) -> ResumePlan {
+            let labels = layout.labels
+            var applied = Set<String>()
+            var fallbacksApplied = Set<String>()
+            for label in labels {
+                if marks.contains(.init(runID: runID, instance: instance, node: label, isFallback: false)) {
+                    applied.insert(label)
+                }
+                if marks.contains(.init(runID: runID, instance: instance, node: label, isFallback: true)) {
+                    fallbacksApplied.insert(label)
+                }
+            }
+            return ResumePlan(records: records, nodes: planNodes, applied: applied, fallbacksApplied: fallbacksApplied)
+        }
+
+        /// Today's graph as the plan sees it.
+        var planNodes: [ResumePlan.Node] {
+            let storage = graph.storage
+            return (0..<storage.count).map { node in
+                let label = layout.labels[node]
+                let kind: ResumePlan.Node.Kind
+                switch storage.bodies[node] {
+                case .action, .makeAction:
+                    kind = .sync
+                case .delay:
+                    kind = .delay
+                case .join:
+                    kind = .join
+                case .async:
+                    guard let codec = storage.settings[node]?.durable else {
+                        kind = .join  // refused by `DurableLayout`: never reached
+                        break
+                    }
+                    kind = .async(
+                        .init(
+                            inDoubt: codec.inDoubt.rule, maxAttempts: storage.settings[node]?.retry?.maxAttempts ?? 1,
+                            decode: { data in
+                                do {
+                                    return .success(try codec.decode(data))
+                                } catch {
+                                    return .failure(
+                                        .responseNotDecodable(node: label, reason: DecodingReason.of(error)))
+                                }
+                            }))
+                }
+                return ResumePlan.Node(label: label, kind: kind, prerequisites: Array(storage.prerequisites(of: node)))
             }
         }
 
         /// Each node whose journaled response does not decode, in graph order, with its response type and
         /// the reason: the nodes resume would fail with ``DurableRunError/responseNotDecodable(node:reason:)``.
         package var undecodableResponses: [(node: String, responseType: String, reason: String)] {
-            (0..<graph.count).compactMap { node in
-                guard case .failure(.responseNotDecodable(let label, let reason))? = journaledResponse(of: node),
+            let attempts = JournaledAttempts(records, labels: layout.labels)
+            return planNodes.indices.compactMap { node in
+                guard case .async(let durable) = planNodes[node].kind, let response = attempts[node].response,
+                    case .failure(.responseNotDecodable(let label, let reason)) = durable.decode(response),
                     let codec = graph.settings[node]?.durable
                 else { return nil }
                 return (label, codec.responseType, reason)
@@ -242,7 +209,7 @@ extension DurableRuns {
     /// Finds the builder of `journalRun`'s graph, decodes its parameters and builds its graph, as
     /// resume does first.
     /// - Throws: ``DurableRunError/unreadableRun(runID:reason:)`` if its first record is not its
-    ///   start, ``DurableRunError/unknownGraph(_:)``, ``DurableRunError/parametersNotEncodable(graph:reason:)``,
+    ///   start, ``DurableRunError/unknownGraph(_:)``, ``DurableRunError/parametersNotDecodable(graph:reason:)``,
     ///   or what ``DurableLayout`` throws for a graph that cannot run durably.
     package func rebuild(_ journalRun: JournalRun) throws(DurableRunError) -> Rebuilt {
         let runID = journalRun.runID
@@ -255,123 +222,11 @@ extension DurableRuns {
         do {
             graph = try build(parameters)
         } catch {
-            throw .parametersNotEncodable(graph: name, reason: DecodingReason.of(error))
+            throw .parametersNotDecodable(graph: name, reason: DecodingReason.of(error))
         }
         let layout = try DurableLayout(graph)
         return Rebuilt(
             runID: runID, graphName: name, instance: instance, journaledFingerprint: fingerprint, graph: graph,
-            layout: layout, history: NodeHistory.read(journalRun.records, labels: layout.labels))
-    }
-
-    private enum Settled {
-        case runAgain
-        case ended(Result<ResponseSlot, any Error>)
-    }
-
-    /// Applies the in-doubt policy of `node`, whose attempt `attempt` never recorded its end.
-    private func settle(
-        _ node: Int, label: String, attempt: Int, key: IdempotencyKey, codec: DurableNode, runID: String
-    ) async -> Settled {
-        switch codec.inDoubt {
-        case .rerunWithSameKey:
-            return .runAgain
-        case .failInDoubt:
-            return await failedInDoubt(label: label, attempt: attempt, key: key, runID: runID)
-        case .ask(let check):
-            let answer: InDoubtAnswer<ResponseSlot>
-            do {
-                answer = try await check(key)  // the app's code: on this task, no lock held
-            } catch {
-                return .ended(.failure(error))
-            }
-            switch answer {
-            case .runAgain:
-                return .runAgain
-            case .fail:
-                return await failedInDoubt(label: label, attempt: attempt, key: key, runID: runID)
-            case .succeeded(let response):
-                // Journaled as the attempt's end, so that a later relaunch does not ask again.
-                do {
-                    // A response kept out of the journal: a later relaunch calls the node again.
-                    let end: JournalRecord.AttemptEnd =
-                        try codec.encode(response).map { .response($0) } ?? .responseNotJournaled
-                    try await writer.append(.attemptEnded(node: label, attempt: attempt, end: end), to: runID)
-                } catch let error as JournalError {
-                    return .ended(.failure(DurableRunError.journalFailed(node: label, error)))
-                } catch {
-                    return .ended(.failure(DurableRunError.responseNotEncodable(node: label, reason: "\(error)")))
-                }
-                return .ended(.success(response))
-            }
-        }
-    }
-
-    /// Ends the in-doubt attempt `attempt` of `label` failed in doubt, and journals that decision as
-    /// the attempt's end (the error's description), so that a later relaunch replays the failure
-    /// instead of deciding again (or asking the app's check again).
-    private func failedInDoubt(label: String, attempt: Int, key: IdempotencyKey, runID: String) async -> Settled {
-        let error = DurableRunError.inDoubt(node: label, key: key)
-        do {
-            try await writer.append(
-                .attemptEnded(node: label, attempt: attempt, end: .failed(description: error.description)), to: runID)
-        } catch {
-            return .ended(.failure(DurableRunError.journalFailed(node: label, error)))
-        }
-        return .ended(.failure(error))
-    }
-}
-
-/// What a run's records say about each async node's attempts.
-struct NodeHistory {
-    struct Attempts {
-        /// A journaled response (the node succeeded before).
-        var response: Data?
-        /// The last attempt that started, and its key.
-        var lastStarted: (attempt: Int, key: IdempotencyKey)?
-        /// How each attempt that recorded its end ended, by attempt number (ends are matched by
-        /// number: a timed-out attempt may record its end after the next one started).
-        var ends: [Int: JournalRecord.AttemptEnd] = [:]
-        /// Attempts that failed for a reason of their own (not cancelled by the run or the app's exit).
-        var failures = 0
-    }
-
-    private var nodes: [Attempts]
-
-    subscript(node: Int) -> Attempts { nodes[node] }
-
-    static func read(_ records: [JournalRecord], labels: [String]) -> NodeHistory {
-        let index = Dictionary(labels.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var history = NodeHistory(nodes: Array(repeating: Attempts(), count: labels.count))
-        for record in records {
-            switch record {
-            case .attemptStarted(let label, let attempt, let key):
-                guard let node = index[label] else { continue }
-                if attempt >= (history.nodes[node].lastStarted?.attempt ?? 0) {
-                    history.nodes[node].lastStarted = (attempt, key)
-                }
-            case .attemptEnded(let label, let attempt, let end):
-                guard let node = index[label] else { continue }
-                history.nodes[node].ends[attempt] = end
-                switch end {
-                case .response(let data): history.nodes[node].response = data
-                case .failed(let description) where !isCancellation(description): history.nodes[node].failures += 1
-                case .failed, .responseNotJournaled: break
-                }
-            case .runStarted, .syncApplied, .runCancelled, .runFinished:
-                continue
-            }
-        }
-        return history
-    }
-
-    /// Whether a journaled failure is a call cut off by cancellation: it may have reached the server.
-    static func wasInterrupted(_ description: String) -> Bool {
-        description == String(describing: CancellationError())
-    }
-
-    /// Whether a journaled failure is a cancellation (the app's exit or the run's cancel), which
-    /// does not count towards a node's retry policy.
-    static func isCancellation(_ description: String) -> Bool {
-        description == DurableRunJournal.notCalledDescription || description == String(describing: CancellationError())
+            layout: layout, records: journalRun.records)
     }
 }

@@ -68,23 +68,6 @@ struct GeneratedTestLiterals {
         self.whole = whole
     }
 
-    /// Why `value` is not whole (empty when it is).
-    static func cuts(in value: InspectorValue) -> Cuts {
-        switch value {
-        case .string(_, let truncatedFrom): truncatedFrom == nil ? [] : .length
-        case .truncated: .depth
-        case .leaf, .none, .redacted: []
-        case .structure, .enumCase, .collection, .dictionary:
-            value.children.reduce(into: Cuts()) { $0.formUnion(cuts(in: $1)) }
-                .union(dictionaryKeyCuts(value))
-        }
-    }
-
-    private static func dictionaryKeyCuts(_ value: InspectorValue) -> Cuts {
-        guard case .dictionary(_, let entries) = value else { return [] }
-        return entries.reduce(into: Cuts()) { $0.formUnion(cuts(in: $1.key)) }
-    }
-
     private static func collectCutTypes(_ value: InspectorValue, into types: inout Set<String>) {
         switch value {
         case .truncated(let type):
@@ -190,7 +173,7 @@ struct GeneratedTestLiterals {
 
     /// `$0.field = value` for each top-level field the patch touched (or `$0 = value` for a state
     /// that has no fields); a field whose new value is cut is left unasserted instead.
-    func change(from old: InspectorValue, to new: InspectorValue, patch: InspectorPatch) -> Change {
+    func change(to new: InspectorValue, patch: InspectorPatch, cuts stateCuts: StateCuts) -> Change {
         var touched: [Int] = []
         var elements: [Int: [Int]] = [:]  // for each touched field, the elements its edits name
         var wholeFields: Set<Int> = []
@@ -213,7 +196,7 @@ struct GeneratedTestLiterals {
         }
         guard case .structure(_, let fields) = new, !whole else {
             guard !patch.isEmpty else { return Change() }
-            let cuts = Self.cuts(in: new)
+            let cuts = stateCuts.inWhole
             if !cuts.isEmpty { return Change(unasserted: [("self", cuts.reason)]) }
             return Change(assignments: ["$0 = \(expression(new))"])
         }
@@ -221,7 +204,7 @@ struct GeneratedTestLiterals {
         for index in touched.sorted() {
             guard fields.indices.contains(index), let label = fields[index].label else { continue }
             let value = fields[index].value
-            let cuts = Self.cuts(in: value)
+            let cuts = stateCuts.inPart(index)
             if !cuts.isEmpty {
                 change.unasserted.append((label, cuts.reason))
                 continue

@@ -79,7 +79,7 @@ struct GeneratedTestSchedule {
         var answerOf: [RunKey: [Int: Int]] = [:]
         for (index, answer) in answers.enumerated() {
             guard let run = answer.run, let node = answer.node else { continue }
-            answerOf[RunKey(store: runs[run].store, id: runs[run].id), default: [:]][node] = index
+            answerOf[RunKey(store: runs[run].start.store, id: runs[run].start.id), default: [:]][node] = index
         }
 
         var heldTypes: [String] = []
@@ -91,7 +91,7 @@ struct GeneratedTestSchedule {
         // Each node's async ancestors, per run.
         let ancestors = runs.map(Self.asyncAncestors)
         var runIndex: [RunKey: Int] = [:]
-        for (index, run) in runs.enumerated() { runIndex[RunKey(store: run.store, id: run.id)] = index }
+        for (index, run) in runs.enumerated() { runIndex[RunKey(store: run.start.store, id: run.start.id)] = index }
 
         let cancelledRuns = Set(
             runs.indices.filter { runs[$0].nodes.contains { $0.end?.outcome == .cancelled } })
@@ -130,12 +130,12 @@ struct GeneratedTestSchedule {
         func clamped(_ number: Int) -> Int { min(max(number, firstNumber), lastNumber) }
         var starts: [(store: Int, id: UInt64, item: Item, at: Int)] = []
         for (index, run) in runs.enumerated() {
-            var at = run.startAt
+            var at = run.start.at
             if let first = firstStep[index] { at = min(at, steps[first].number - 1) }
-            starts.append((run.store, run.id, .dispatchRun(index), at))
+            starts.append((run.start.store, run.start.id, .dispatchRun(index), at))
         }
         for (index, action) in actions.enumerated() {
-            starts.append((action.store, action.id, .dispatchAction(index), action.startAt))
+            starts.append((action.start.store, action.start.id, .dispatchAction(index), action.start.at))
         }
         starts.sort { ($0.store, $0.id) < ($1.store, $1.id) }
         var placed: [Int: [Item]] = [:]
@@ -281,9 +281,9 @@ struct GeneratedTestSchedule {
                     return true  // `other` comes first by index, so it cannot depend on `call`
                 }
             }
-            spans.append((run.startSeq, run.finishSeq ?? .max))
+            spans.append((run.start.seq, run.finishSeq ?? .max))
         }
-        for action in actions { spans.append((action.startSeq, action.end?.seq ?? .max)) }
+        for action in actions { spans.append((action.start.seq, action.end?.seq ?? .max)) }
         spans.sort { $0.start < $1.start }
         for (previous, next) in zip(spans, spans.dropFirst()) where next.start < previous.end {
             return true

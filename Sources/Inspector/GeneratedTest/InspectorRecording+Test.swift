@@ -68,15 +68,20 @@ extension InspectorRecording {
             lines += stubLines(literals)
         }
 
-        // Each step's state change, from the state before it in the recorded order.
+        // Each step's state change, from the state before it in the recorded order, worked out when
+        // the walk first needs it: a walk that stops at `limit` pays nothing for the steps after.
         var changes: [GeneratedTestLiterals.Change] = []
         var state = base
-        for step in steps {
-            let next = step.patch.applied(to: state)
-            changes.append(literals.change(from: state, to: next, patch: step.patch))
-            state = next
+        var cuts = StateCuts(base)
+        func change(_ index: Int) -> GeneratedTestLiterals.Change {
+            while changes.count <= index {
+                let patch = steps[changes.count].patch
+                cuts.apply(patch, to: &state)
+                changes.append(literals.change(to: state, patch: patch, cuts: cuts))
+            }
+            return changes[index]
         }
-        let graphs = runs.map { run in graph(Int(run.id), run.nodes.map(\.label)) }
+        let graphs = runs.map { run in graph(Int(run.start.id), run.nodes.map(\.label)) }
 
         var size = lines.reduce(0) { $0 + $1.utf8.count + 1 }
         var counted = lines.count
@@ -86,7 +91,7 @@ extension InspectorRecording {
             if size > limit { return nil }
             switch item {
             case .step(let index):
-                lines += stepLines(steps[index], changes[index], literals)
+                lines += stepLines(steps[index], change(index), literals)
             case .answer(let index):
                 let answer = schedule.answers[index]
                 if answer.earlierTries > 0 {
@@ -108,7 +113,8 @@ extension InspectorRecording {
                 } else {
                     let names = run.nodes.map(\.label).joined(separator: ", ")
                     lines.append(
-                        "    // run #\(run.id) was dispatched here: \(binding)store.dispatch(<its graph: \(names)>)")
+                        "    // run #\(run.start.id) was dispatched here: \(binding)store.dispatch(<its graph: \(names)>)"
+                    )
                 }
             case .dispatchAction(let index):
                 lines.append("    store.dispatch(\(literals.expression(asyncActions[index].action)))")
@@ -169,7 +175,7 @@ extension InspectorRecording {
 
     /// The name of a cancelled run's `GraphRun`: `run2`, or `run2InStore3` past the first store.
     static func runName(_ run: InspectorRun) -> String {
-        run.store > 1 ? "run\(run.id)InStore\(run.store)" : "run\(run.id)"
+        run.start.store > 1 ? "run\(run.start.id)InStore\(run.start.store)" : "run\(run.start.id)"
     }
 
     /// One stub per async action type, with its recorded answers in order.

@@ -28,21 +28,17 @@ package struct JSONText {
             var escape: String?
             var length = 1
             switch byte {
-            case UInt8(ascii: "\""): escape = "\\\""
-            case UInt8(ascii: "\\"): escape = "\\\\"
-            case UInt8(ascii: "\n"): escape = "\\n"
-            case UInt8(ascii: "\r"): escape = "\\r"
-            case UInt8(ascii: "\t"): escape = "\\t"
-            case UInt8(ascii: "<"): escape = "\\u003c"
-            case UInt8(ascii: ">"): escape = "\\u003e"
-            case UInt8(ascii: "&"): escape = "\\u0026"
-            case 0..<0x20, 0x7F: escape = Self.unicodeEscape(UInt32(byte))
+            case 0..<0x20, UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                escape = TextEscaping.jsonEscape(Unicode.Scalar(byte))
+            // What JSON allows but a `<script>` element or a JavaScript line does not.
+            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0x7F:
+                escape = TextEscaping.jsonUnicodeEscape(UInt32(byte))
             case 0xE2:
                 let second = utf8.index(after: index)
                 if second != utf8.endIndex, utf8[second] == 0x80 {
                     let third = utf8.index(after: second)
                     if third != utf8.endIndex, utf8[third] == 0xA8 || utf8[third] == 0xA9 {
-                        escape = utf8[third] == 0xA8 ? "\\u2028" : "\\u2029"
+                        escape = TextEscaping.jsonUnicodeEscape(utf8[third] == 0xA8 ? 0x2028 : 0x2029)
                         length = 3
                     }
                 }
@@ -59,11 +55,6 @@ package struct JSONText {
         }
         bytes.append(contentsOf: value.utf8[runStart..<index])
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func unicodeEscape(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16)
-        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 
     mutating func number(_ value: Int) {
@@ -98,6 +89,11 @@ package struct JSONText {
             body(&self, element)
         }
         raw("]")
+    }
+
+    /// `[a, b, ...]` of values of different kinds, each written by its part.
+    mutating func tuple(_ parts: ((inout JSONText) -> Void)...) {
+        array(parts) { json, part in part(&json) }
     }
 
     /// `{"key": value, ...}`, in the order given.
@@ -185,21 +181,11 @@ package struct JSONText {
     }
 
     private mutating func fields(_ fields: [InspectorValue.Field]) {
-        array(fields) { json, field in
-            json.raw("[")
-            json.optionalString(field.label)
-            json.raw(",")
-            json.value(field.value)
-            json.raw("]")
-        }
+        array(fields) { json, field in json.tuple({ $0.optionalString(field.label) }, { $0.value(field.value) }) }
     }
 
-    private mutating func entry(_ entry: InspectorValue.Entry) {
-        raw("[")
-        value(entry.key)
-        raw(",")
-        value(entry.value)
-        raw("]")
+    private mutating func entry(_ entry: InspectorValue.DictionaryEntry) {
+        tuple({ $0.value(entry.key) }, { $0.value(entry.value) })
     }
 
     /// A patch: `["=", path, value]` replaces, `["~", path, [[at, removing, [inserted]], ...]]`
@@ -208,31 +194,25 @@ package struct JSONText {
         array(patch.edits) { json, edit in
             switch edit {
             case .replace(let path, let value):
-                json.raw("[\"=\",")
-                json.array(path) { $0.number($1) }
-                json.raw(",")
-                json.value(value)
-                json.raw("]")
+                json.tuple({ $0.string("=") }, { $0.array(path) { $0.number($1) } }, { $0.value(value) })
             case .splice(let path, let hunks):
-                json.raw("[\"~\",")
-                json.array(path) { $0.number($1) }
-                json.raw(",")
-                json.array(hunks) { json, hunk in
-                    json.raw("[")
-                    json.number(hunk.at)
-                    json.raw(",")
-                    json.number(hunk.removing)
-                    json.raw(",")
-                    if hunk.insertingEntries.isEmpty {
-                        json.array(hunk.inserting) { $0.value($1) }
-                    } else {
-                        json.array(hunk.insertingEntries) { json, entry in json.entry(entry) }
-                    }
-                    json.raw("]")
-                }
-                json.raw("]")
+                json.tuple(
+                    { $0.string("~") }, { $0.array(path) { $0.number($1) } },
+                    { json in json.array(hunks) { json, hunk in json.hunk(hunk) } })
             }
         }
+    }
+
+    private mutating func hunk(_ hunk: InspectorPatch.Hunk) {
+        tuple(
+            { $0.number(hunk.at) }, { $0.number(hunk.removing) },
+            { json in
+                if hunk.insertingEntries.isEmpty {
+                    json.array(hunk.inserting) { $0.value($1) }
+                } else {
+                    json.array(hunk.insertingEntries) { json, entry in json.entry(entry) }
+                }
+            })
     }
 
     /// A described value as plain JSON, as JavaScript tools expect a state: a structure as an

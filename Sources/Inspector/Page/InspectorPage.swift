@@ -31,18 +31,9 @@ enum InspectorPage {
 
     /// `text` as HTML text: `&`, `<`, `>` and quotes escaped.
     static func escapeHTML(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
+        TextEscaping.replacing(text) { scalar in
+            "&<>\"'".unicodeScalars.contains(scalar) ? TextEscaping.htmlEntity(scalar) : nil
         }
-        return out
     }
 
     static let style = #"""

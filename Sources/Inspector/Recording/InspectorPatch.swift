@@ -24,7 +24,7 @@ struct InspectorPatch: Sendable, Hashable {
         /// The elements inserted there (none for a dictionary: see `insertingEntries`).
         var inserting: [InspectorValue]
         /// For a dictionary, the entries inserted there (then ``inserting`` is empty).
-        var insertingEntries: [InspectorValue.Entry]
+        var insertingEntries: [InspectorValue.DictionaryEntry]
     }
 
     /// The edits, in the order they apply.
@@ -36,8 +36,14 @@ struct InspectorPatch: Sendable, Hashable {
     /// `value` with this patch applied.
     func applied(to value: InspectorValue) -> InspectorValue {
         var result = value
-        for edit in edits { Self.apply(edit, to: &result) }
+        apply(to: &result)
         return result
+    }
+
+    /// Applies this patch to `value` in place: a state no one else holds is changed where the edits
+    /// point, not copied whole, so walking a recording's states costs what its patches touch.
+    func apply(to value: inout InspectorValue) {
+        for edit in edits { Self.apply(edit, to: &value) }
     }
 
     private static func apply(_ edit: Edit, to root: inout InspectorValue) {
@@ -66,6 +72,20 @@ struct InspectorPatch: Sendable, Hashable {
 }
 
 extension InspectorValue {
+    /// The part at `path`, as ``update(at:_:)`` finds it; `nil` for a path that leads nowhere.
+    func part(at path: ArraySlice<Int>) -> InspectorValue? {
+        guard let first = path.first else { return self }
+        let child: InspectorValue? =
+            switch self {
+            case .structure(_, let fields), .enumCase(_, _, let fields):
+                fields.indices.contains(first) ? fields[first].value : nil
+            case .collection(_, let elements): elements.indices.contains(first) ? elements[first] : nil
+            case .dictionary(_, let entries): entries.indices.contains(first) ? entries[first].value : nil
+            case .string, .leaf, .none, .redacted, .truncated: nil
+            }
+        return child?.part(at: path.dropFirst())
+    }
+
     /// Changes the part at `path` with `body`; a path that leads nowhere changes nothing.
     mutating func update(at path: ArraySlice<Int>, _ body: (inout InspectorValue) -> Void) {
         guard let first = path.first else { return body(&self) }
@@ -231,7 +251,7 @@ struct PatchBuilder {
     /// Dictionaries, sorted by key: entries with the same key are paired and their values compared;
     /// the others are removed or inserted.
     private func diffEntries(
-        _ old: [InspectorValue.Entry], _ new: [InspectorValue.Entry], path: [Int],
+        _ old: [InspectorValue.DictionaryEntry], _ new: [InspectorValue.DictionaryEntry], path: [Int],
         into edits: inout [InspectorPatch.Edit]
     ) {
         let script = Alignment.script(

@@ -71,8 +71,7 @@ extension InspectorRecorder {
         }
         for step in copied.steps {
             cursor.lastStep = step.number
-            guard let origin = step.origin, let node = origin.node else { continue }
-            cursor.released["\(step.store)/\(origin.run.rawValue)/\(node)/\(origin.kind.rawValue)"] = step.number
+            InspectorRecording.noteRelease(of: step, in: &cursor.released)
         }
         if copied.steps.isEmpty && copied.missed > 0 { cursor.lastStep = copied.newest }
         // The released map grows with the steps that came from runs; forget the oldest half now and then.
@@ -86,7 +85,7 @@ extension InspectorRecorder {
                 json.array(copied.steps) { json, step in InspectorRecording.write(step, into: &json) }
             }
             update.field("runs") { json in
-                json.array(copied.runs.sorted { ($0.run.store, $0.run.id) < ($1.run.store, $1.run.id) }) {
+                json.array(copied.runs.sorted { InspectorStart.isOrdered($0.run.start, before: $1.run.start) }) {
                     json, entry in
                     InspectorRecording.write(entry.run, released: cursor.released, into: &json)
                 }

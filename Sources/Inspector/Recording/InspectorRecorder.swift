@@ -399,17 +399,12 @@ struct InspectorStorage<State: Sendable>: Sendable {
         eventCount += 1
         let seq = eventCount
         switch record {
-        case .runStarted(let id, let run):
-            let id = id | storeKey
-            var run = run
-            run.startAt = at
-            run.startSeq = seq
-            run.store = store
-            runs[id] = run
-            if runs.count > maximumRuns, let oldest = runs.keys.min() {
-                runs[oldest] = nil
-                droppedRuns += 1
-            }
+        case .runStarted(let id, var run):
+            run.start.place(in: store, at: at, seq: seq)
+            Self.keep(run, as: id | storeKey, in: &runs, maximum: maximumRuns, dropped: &droppedRuns)
+        case .actionStarted(let id, var action):
+            action.start.place(in: store, at: at, seq: seq)
+            Self.keep(action, as: id | storeKey, in: &asyncActions, maximum: maximumRuns, dropped: &droppedAsyncActions)
         case .nodeStarted(let id, let node, var attempt):
             let id = id | storeKey
             attempt.at = at
@@ -432,16 +427,6 @@ struct InspectorStorage<State: Sendable>: Sendable {
                 run.nodes[index].endTime = times.end
             }
             runs[id] = run
-        case .actionStarted(let id, var action):
-            let id = id | storeKey
-            action.startAt = at
-            action.startSeq = seq
-            action.store = store
-            asyncActions[id] = action
-            if asyncActions.count > maximumRuns, let oldest = asyncActions.keys.min() {
-                asyncActions[oldest] = nil
-                droppedAsyncActions += 1
-            }
         case .actionFinished(let id, var end, let time):
             let id = id | storeKey
             end.at = at
@@ -451,12 +436,23 @@ struct InspectorStorage<State: Sendable>: Sendable {
         }
     }
 
+    /// Keeps `value` as `key`, dropping the oldest kept (the lowest key) past `maximum`.
+    private static func keep<Value>(
+        _ value: Value, as key: UInt64, in kept: inout [UInt64: Value], maximum: Int, dropped: inout Int
+    ) {
+        kept[key] = value
+        if kept.count > maximum, let oldest = kept.keys.min() {
+            kept[oldest] = nil
+            dropped += 1
+        }
+    }
+
     func snapshot() -> InspectorRecording {
         InspectorRecording(
             stateType: String(describing: State.self), base: base, steps: Array(steps[firstKept...]),
             droppedSteps: stepCount - (steps.count - firstKept), maximumSteps: maximumSteps,
-            runs: runs.values.sorted { ($0.store, $0.id) < ($1.store, $1.id) },
-            asyncActions: asyncActions.values.sorted { ($0.store, $0.id) < ($1.store, $1.id) },
+            runs: runs.values.sorted { InspectorStart.isOrdered($0.start, before: $1.start) },
+            asyncActions: asyncActions.values.sorted { InspectorStart.isOrdered($0.start, before: $1.start) },
             droppedRuns: droppedRuns, droppedAsyncActions: droppedAsyncActions)
     }
 }
@@ -500,7 +496,7 @@ struct InspectorRound<State: Sendable> {
             previous = state
             through = start.number
         }
-        for step in dropping { base = step.patch.applied(to: base) }
+        for step in dropping { step.patch.apply(to: &base) }
         let builder = PatchBuilder(describer: describer)
         described.reserveCapacity(batch.count)
         for pending in batch {
@@ -523,7 +519,7 @@ struct InspectorRound<State: Sendable> {
             previous = state
             through = pending.number
             if dropsFromBatch > 0 {
-                base = patch.applied(to: base)
+                patch.apply(to: &base)
                 dropsFromBatch -= 1
             } else {
                 described.append(step)
@@ -582,16 +578,36 @@ struct InspectorNode: Sendable {
     var endTime: Duration?
 }
 
-struct InspectorRun: Sendable {
+/// Where a graph run or an async action dispatched on its own starts in a recording.
+struct InspectorStart: Sendable {
+    /// Its number in its store (numbers start again in each store).
     let id: UInt64
-    /// The store it ran in, from 1 (run numbers start again in each store).
+    /// The store it ran in, from 1.
     var store = 1
-    /// When the run's start was recorded, since the recorder was made.
+    /// When its start was recorded, since the recorder was made.
     let time: Duration
+    /// Steps recorded when its start was delivered.
+    var at = 0
+    /// Its place among the recorded events (see `InspectorStorage.eventCount`).
+    var seq = 0
+
+    /// Places it in `store`, after `at` steps, as the `seq`th recorded event.
+    mutating func place(in store: Int, at: Int, seq: Int) {
+        self.store = store
+        self.at = at
+        self.seq = seq
+    }
+
+    /// Store first, then number: the order the page and the generated test list them in.
+    static func isOrdered(_ first: InspectorStart, before second: InspectorStart) -> Bool {
+        (first.store, first.id) < (second.store, second.id)
+    }
+}
+
+struct InspectorRun: Sendable {
+    var start: InspectorStart
     var nodes: [InspectorNode]
-    var startAt = 0
-    /// The places of its start and its finish among the recorded events.
-    var startSeq = 0
+    /// The place of its finish among the recorded events.
     var finishSeq: Int?
     var finishAt: Int?
     var summary: String?
@@ -600,14 +616,9 @@ struct InspectorRun: Sendable {
 }
 
 struct InspectorAsyncAction: Sendable {
-    let id: UInt64
-    var store = 1
+    var start: InspectorStart
     let name: String
     let action: InspectorValue
-    let time: Duration
-    var startAt = 0
-    /// The place of its start among the recorded events.
-    var startSeq = 0
     var end: InspectorNodeEnd?
     var endTime: Duration?
 }
@@ -637,7 +648,8 @@ enum InspectorEventRecord: Sendable {
                     typeName: info.shape?.typeName(index) ?? "", kind: info.shape?.kind(index) ?? .async,
                     prerequisites: info.shape?.prerequisites(index) ?? [])
             }
-            self = .runStarted(info.id.rawValue, InspectorRun(id: info.id.rawValue, time: time, nodes: nodes))
+            self = .runStarted(
+                info.id.rawValue, InspectorRun(start: InspectorStart(id: info.id.rawValue, time: time), nodes: nodes))
         case .nodeStarted(let info, let start):
             self = .nodeStarted(
                 info.id.rawValue, start.index,
@@ -654,8 +666,8 @@ enum InspectorEventRecord: Sendable {
             self = .actionStarted(
                 info.id.rawValue,
                 InspectorAsyncAction(
-                    id: info.id.rawValue, name: info.name, action: describer.describe(info.action, depth: 0), time: time
-                ))
+                    start: InspectorStart(id: info.id.rawValue, time: time), name: info.name,
+                    action: describer.describe(info.action, depth: 0)))
         case .actionFinished(let info, let outcome):
             self = .actionFinished(info.id.rawValue, Self.end(outcome, describer), time)
         }

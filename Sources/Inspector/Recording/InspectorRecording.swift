@@ -37,7 +37,7 @@ public struct InspectorRecording: Sendable {
         var state = base
         var all = [state]
         for step in steps {
-            state = step.patch.applied(to: state)
+            step.patch.apply(to: &state)
             all.append(state)
         }
         return all
@@ -68,7 +68,7 @@ public struct InspectorRecording: Sendable {
             page.field("version") { $0.number(1) }
             page.field("title") { $0.string(title) }
             page.field("stateType") { $0.string(stateType) }
-            page.field("stores") { $0.number(max(1, (steps.map(\.store) + runs.map(\.store)).max() ?? 1)) }
+            page.field("stores") { $0.number(max(1, (steps.map(\.store) + runs.map(\.start.store)).max() ?? 1)) }
             page.field("maximumSteps") { $0.number(maximumSteps) }
             page.field("droppedSteps") { $0.number(droppedSteps) }
             page.field("droppedRuns") { $0.number(droppedRuns) }
@@ -98,64 +98,59 @@ public struct InspectorRecording: Sendable {
     /// One step as the page reads it: `[number, timeMs, type, action, edits, origin, store]`
     /// (`store` negative where another store's recording begins).
     static func write(_ step: InspectorStep, into json: inout JSONText) {
-        json.raw("[")
-        json.number(step.number)
-        json.raw(",")
-        json.milliseconds(step.time)
-        json.raw(",")
-        json.string(step.actionType)
-        json.raw(",")
-        json.value(step.action)
-        json.raw(",")
-        json.patch(step.patch)
-        json.raw(",")
-        if let origin = step.origin {
-            json.raw("[")
-            json.number(Int(origin.run.rawValue))
-            json.raw(",")
-            json.optionalNumber(origin.node)
-            json.raw(",")
-            json.string(origin.kind.rawValue)
-            json.raw("]")
-        } else {
-            json.raw("null")
-        }
-        json.raw(",")
-        json.number(step.startsStore ? -step.store : step.store)
-        json.raw("]")
+        json.tuple(
+            { $0.number(step.number) }, { $0.milliseconds(step.time) }, { $0.string(step.actionType) },
+            { $0.value(step.action) }, { $0.patch(step.patch) },
+            { json in
+                guard let origin = step.origin else { return json.raw("null") }
+                json.tuple(
+                    { $0.number(Int(origin.run.rawValue)) }, { $0.optionalNumber(origin.node) },
+                    { $0.string(origin.kind.rawValue) })
+            },
+            { $0.number(step.startsStore ? -step.store : step.store) })
     }
 
     /// One async action dispatched on its own, as the page reads it.
     static func write(_ action: InspectorAsyncAction, into json: inout JSONText) {
         json.object { object in
-            object.field("id") { $0.number(Int(action.id)) }
-            object.field("store") { $0.number(action.store) }
+            write(action.start, into: &object)
             object.field("name") { $0.string(action.name) }
             object.field("action") { $0.value(action.action) }
-            object.field("time") { $0.milliseconds(action.time) }
-            object.field("startAt") { $0.number(action.startAt) }
             object.field("endTime") { $0.milliseconds(action.endTime) }
             object.field("end") { Self.write(action.end, into: &$0) }
         }
     }
 
+    /// The fields a run and an async action both begin with: `id`, `store`, `time`, `startAt`.
+    private static func write(_ start: InspectorStart, into object: inout JSONText.ObjectWriter) {
+        object.field("id") { $0.number(Int(start.id)) }
+        object.field("store") { $0.number(start.store) }
+        object.field("time") { $0.milliseconds(start.time) }
+        object.field("startAt") { $0.number(start.at) }
+    }
+
     /// For each run and node, the step its action (or its fallback) became.
     func releasedSteps() -> [String: Int] {
         var released: [String: Int] = [:]
-        for step in steps {
-            guard let origin = step.origin, let node = origin.node else { continue }
-            released["\(step.store)/\(origin.run.rawValue)/\(node)/\(origin.kind.rawValue)"] = step.number
-        }
+        for step in steps { Self.noteRelease(of: step, in: &released) }
         return released
+    }
+
+    /// Notes in `released` the step a run's node (or its fallback) became, if `step` is one.
+    static func noteRelease(of step: InspectorStep, in released: inout [String: Int]) {
+        guard let origin = step.origin, let node = origin.node else { return }
+        released[releaseKey(store: step.store, run: origin.run.rawValue, node: node, kind: origin.kind)] = step.number
+    }
+
+    private static func releaseKey(store: Int, run: UInt64, node: Int, kind: SyncOrigin.Kind) -> String {
+        "\(store)/\(run)/\(node)/\(kind.rawValue)"
     }
 
     static func write(_ run: InspectorRun, released: [String: Int], into json: inout JSONText) {
         let layout = LayeredLayout(prerequisites: run.nodes.map(\.prerequisites))
+        let start = run.start
         json.object { object in
-            object.field("id") { $0.number(Int(run.id)) }
-            object.field("store") { $0.number(run.store) }
-            object.field("time") { $0.milliseconds(run.time) }
-            object.field("startAt") { $0.number(run.startAt) }
+            write(run.start, into: &object)
             object.field("finishAt") { $0.optionalNumber(run.finishAt) }
             object.field("summary") { $0.optionalString(run.summary) }
             object.field("duration") { $0.milliseconds(run.duration) }
@@ -176,23 +171,20 @@ public struct InspectorRecording: Sendable {
                         object.field("endTime") { $0.milliseconds(node.endTime) }
                         object.field("attempts") { json in
                             json.array(node.attempts) { json, attempt in
-                                json.raw("[")
-                                json.number(attempt.number)
-                                json.raw(",")
-                                json.milliseconds(attempt.time)
-                                json.raw(",")
-                                json.milliseconds(attempt.backoff)
-                                json.raw(",")
-                                json.number(attempt.at)
-                                json.raw("]")
+                                json.tuple(
+                                    { $0.number(attempt.number) }, { $0.milliseconds(attempt.time) },
+                                    { $0.milliseconds(attempt.backoff) }, { $0.number(attempt.at) })
                             }
                         }
                         object.field("end") { Self.write(node.end, into: &$0) }
                         object.field("released") {
-                            $0.optionalNumber(released["\(run.store)/\(run.id)/\(node.index)/node"])
+                            $0.optionalNumber(
+                                released[releaseKey(store: start.store, run: start.id, node: node.index, kind: .node)])
                         }
                         object.field("fallback") {
-                            $0.optionalNumber(released["\(run.store)/\(run.id)/\(node.index)/fallback"])
+                            $0.optionalNumber(
+                                released[
+                                    releaseKey(store: start.store, run: start.id, node: node.index, kind: .fallback)])
                         }
                     }
                 }
@@ -270,7 +262,7 @@ public struct InspectorRecording: Sendable {
         write(head.text)
         var state = base
         for index in 0...steps.count {
-            if index > 0 { state = steps[index - 1].patch.applied(to: state) }
+            if index > 0 { steps[index - 1].patch.apply(to: &state) }
             var json = JSONText()
             if index > 0 { json.raw(",") }
             json.object { entry in entry.field("state") { $0.plain(state) } }

@@ -18,7 +18,7 @@ indirect enum InspectorValue: Sendable, Hashable {
     /// An array or other ordered collection; a set, sorted by its elements' descriptions.
     case collection(type: String, elements: [InspectorValue])
     /// A dictionary, its entries sorted by their keys' descriptions.
-    case dictionary(type: String, entries: [Entry])
+    case dictionary(type: String, entries: [DictionaryEntry])
     /// An absent optional.
     case none(type: String)
     /// A value the recording was told to keep out.
@@ -35,7 +35,7 @@ indirect enum InspectorValue: Sendable, Hashable {
     }
 
     /// One key and value of a dictionary.
-    struct Entry: Sendable, Hashable {
+    struct DictionaryEntry: Sendable, Hashable {
         /// The key.
         var key: InspectorValue
         /// The value.
@@ -244,9 +244,9 @@ struct Describer: Sendable {
         elements.map { describe($0, depth: depth + 1) }.sorted { $0.summary < $1.summary }
     }
 
-    func sortedEntries(_ pairs: [(key: Any, value: Any)], depth: Int) -> [InspectorValue.Entry] {
+    func sortedEntries(_ pairs: [(key: Any, value: Any)], depth: Int) -> [InspectorValue.DictionaryEntry] {
         pairs.map { pair in
-            InspectorValue.Entry(
+            InspectorValue.DictionaryEntry(
                 key: describe(pair.key, depth: depth + 1), value: describe(pair.value, depth: depth + 1))
         }.sorted { $0.key.summary < $1.key.summary }
     }
@@ -262,28 +262,9 @@ enum SwiftLiteral {
     /// `text` as a Swift string literal, every character that could end or bend it escaped, and every
     /// character ``UntrustedText`` shows escaped written as `\u{XX}`.
     static func string(_ text: String) -> String {
-        if !text.unicodeScalars.contains(where: needsEscape) { return "\"" + text + "\"" }
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\0": out += "\\0"
-            default:
-                if UntrustedText.mustEscape(scalar) {
-                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+        let escaped = TextEscaping.replacing(text) { scalar in
+            scalar == "\0" ? "\\0" : TextEscaping.backslashEscape(scalar) ?? UntrustedText.escape(scalar)
         }
-        return out + "\""
-    }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\"" || scalar == "\\" || UntrustedText.mustEscape(scalar)
+        return "\"" + escaped + "\""
     }
 }

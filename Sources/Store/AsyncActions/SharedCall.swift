@@ -75,3 +75,17 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
         for waiter in waiting { waiter.continuation.resume(with: result) }
     }
 }
+
+/// "The same call": the action type and its key, under which the store registers a shared call.
+// Why this is safe to share: `key` wraps a `KeyedAsyncAction.Key`, which is required to be `Sendable`;
+// `AnyHashable` itself is not marked so.
+struct SharedCallKey: Hashable, @unchecked Sendable {
+    let actionType: ObjectIdentifier
+    let key: AnyHashable
+}
+
+/// A shared call as the store's registry holds it, whatever its response type: closing the store
+/// cancels it.
+protocol CancellableWork: AnyObject, Sendable {
+    func cancel()
+}

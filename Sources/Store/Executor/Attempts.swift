@@ -167,13 +167,3 @@ enum Attempts {
         try await Race.first(operation) { _ in nil }
     }
 }
-
-extension StoreCore {
-    /// Runs one attempt of `action`: its own `run`, or the test store's stub.
-    func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response {
-        if let interceptor = options.interceptor {
-            return try await interceptor.perform(action, context: context)
-        }
-        return try await action.run(context)
-    }
-}

@@ -22,13 +22,13 @@ final class LatestWork: Sendable {
         _ id: WorkID, policy: InFlightPolicy, cancel: @escaping @Sendable () -> Void
     ) -> (token: UInt64, delay: Duration?) {
         let now = elapsed()
-        let (entry, replaced) = protected.withLock { protected in
-            let entry = protected.machine.enter(id, policy: policy, now: now)
-            protected.cancels[entry.token] = cancel
-            return (entry, entry.cancelled.compactMap { protected.cancels.removeValue(forKey: $0) })
+        let (plan, replaced) = protected.withLock { protected in
+            let plan = protected.machine.enter(id, policy: policy, now: now)
+            protected.cancels[plan.token] = cancel
+            return (plan, plan.cancelled.compactMap { protected.cancels.removeValue(forKey: $0) })
         }
         for cancel in replaced { cancel() }
-        return (entry.token, entry.delay)
+        return (plan.token, plan.delay)
     }
 
     /// Whether the waiting dispatch `token` may start now.

@@ -5,8 +5,8 @@
 /// around it, and the cancels performed after the lock is released). Times are durations since the
 /// store was created, on the store's clock.
 struct LatestWorkMachine {
-    /// What a dispatch must do after it was entered.
-    struct Entry: Equatable {
+    /// What a dispatch must do after it was entered: its token, its wait, what it replaces.
+    struct DispatchPlan: Equatable {
         /// The dispatch's token, to report its start and its end.
         var token: UInt64
         /// How long to wait before starting; `nil` to start at once.
@@ -29,41 +29,41 @@ struct LatestWorkMachine {
     private var nextToken: UInt64 = 0
 
     /// A dispatch under `id` with `policy`, at `now`.
-    mutating func enter(_ id: WorkID, policy: InFlightPolicy, now: Duration) -> Entry {
+    mutating func enter(_ id: WorkID, policy: InFlightPolicy, now: Duration) -> DispatchPlan {
         nextToken += 1
         let token = nextToken
         if slots.count > 64 { forgetClosedWindows(now: now) }
         var slot = slots[id] ?? Slot()
-        var entry = Entry(token: token, delay: nil, cancelled: [])
+        var plan = DispatchPlan(token: token, delay: nil, cancelled: [])
         switch policy {
         case .takeLatest:
-            entry.cancelled = slot.running + (slot.waiting.map { [$0] } ?? [])
+            plan.cancelled = slot.running + (slot.waiting.map { [$0] } ?? [])
             slot.running = [token]
             slot.waiting = nil
         case .debounce(let quiet):
-            entry.cancelled = slot.running + (slot.waiting.map { [$0] } ?? [])
+            plan.cancelled = slot.running + (slot.waiting.map { [$0] } ?? [])
             slot.running = []
             slot.waiting = token
-            entry.delay = max(quiet, .zero)
+            plan.delay = max(quiet, .zero)
         case .throttle(let interval):
             let interval = max(interval, .zero)
             slot.throttleInterval = interval
             if let waiting = slot.waiting {
                 // The waiting one keeps its planned start; this one takes its place.
-                entry.cancelled = [waiting]
+                plan.cancelled = [waiting]
                 slot.waiting = token
-                entry.delay = max((slot.lastStart ?? now) - now, .zero)
+                plan.delay = max((slot.lastStart ?? now) - now, .zero)
             } else if let last = slot.lastStart, now - last < interval {
                 slot.lastStart = last + interval
                 slot.waiting = token
-                entry.delay = last + interval - now
+                plan.delay = last + interval - now
             } else {
                 slot.lastStart = now
                 slot.running.append(token)
             }
         }
         slots[id] = slot
-        return entry
+        return plan
     }
 
     /// The dispatch `token`'s wait is over: whether it may start (`false` when it was replaced or

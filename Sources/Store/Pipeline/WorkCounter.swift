@@ -37,7 +37,8 @@ package final class WorkCounter: Sendable {
     /// The unit the current task runs as, if it is counted work of a store.
     @TaskLocal package static var current: Unit?
 
-    private struct Entry {
+    /// What the counter knows of one unit.
+    private struct UnitRecord {
         let name: String
         /// The task that runs the unit, once it started: a task that merely inherited the unit (a
         /// `Task` created inside a stub) parks nothing.
@@ -59,14 +60,15 @@ package final class WorkCounter: Sendable {
     }
 
     private struct State {
-        var units: [UInt64: Entry] = [:]
+        var units: [UInt64: UnitRecord] = [:]
         var running = 0
         var nextID: UInt64 = 0
         /// Changes with every unit begun, ended, parked or resumed, and every `noteProgress()`.
         var progress: UInt64 = 0
-        var watchers: [DeadlineGate] = []
+        /// Called once, at the next change (see `watch(ifStill:wake:)`).
+        var watchers: [@Sendable () -> Void] = []
 
-        mutating func changed() -> [DeadlineGate] {
+        mutating func changed() -> [@Sendable () -> Void] {
             progress &+= 1
             defer { watchers.removeAll() }
             return watchers
@@ -80,24 +82,24 @@ package final class WorkCounter: Sendable {
     // MARK: Units
 
     /// A new running unit, counted from now: call it before creating the task that runs it.
-    package func begin(_ name: String, isTask: Bool = true) -> Unit {
-        let (id, watchers) = state.withLock { state -> (UInt64, [DeadlineGate]) in
+    func begin(_ name: String, isTask: Bool = true) -> Unit {
+        let (id, watchers) = state.withLock { state -> (UInt64, [@Sendable () -> Void]) in
             state.nextID += 1
-            state.units[state.nextID] = Entry(name: name, isTask: isTask)
+            state.units[state.nextID] = UnitRecord(name: name, isTask: isTask)
             state.running += 1
             return (state.nextID, state.changed())
         }
-        for gate in watchers { gate.open() }
+        for wake in watchers { wake() }
         return Unit(counter: self, id: id)
     }
 
     private func end(_ id: UInt64) {
-        let watchers = state.withLock { state -> [DeadlineGate] in
-            guard let entry = state.units.removeValue(forKey: id) else { return [] }
-            if !entry.isParked { state.running -= 1 }
+        let watchers = state.withLock { state -> [@Sendable () -> Void] in
+            guard let record = state.units.removeValue(forKey: id) else { return [] }
+            if !record.isParked { state.running -= 1 }
             return state.changed()
         }
-        for gate in watchers { gate.open() }
+        for wake in watchers { wake() }
     }
 
     private func note(_ id: UInt64, _ step: StaticString) {
@@ -116,35 +118,35 @@ package final class WorkCounter: Sendable {
     }
 
     private func park(_ id: UInt64, on reason: String) {
-        let watchers = state.withLock { state -> [DeadlineGate] in
-            guard var entry = state.units[id] else { return [] }
-            entry.balance -= 1
-            if entry.isParked {
-                entry.parkedOn = reason
+        let watchers = state.withLock { state -> [@Sendable () -> Void] in
+            guard var record = state.units[id] else { return [] }
+            record.balance -= 1
+            if record.isParked {
+                record.parkedOn = reason
                 state.running -= 1
             }
-            state.units[id] = entry
+            state.units[id] = record
             return state.changed()
         }
-        for gate in watchers { gate.open() }
+        for wake in watchers { wake() }
     }
 
     private func unpark(_ id: UInt64) {
-        let watchers = state.withLock { state -> [DeadlineGate] in
-            guard var entry = state.units[id] else { return [] }
-            if entry.isParked { state.running += 1 }
-            entry.balance += 1
-            state.units[id] = entry
+        let watchers = state.withLock { state -> [@Sendable () -> Void] in
+            guard var record = state.units[id] else { return [] }
+            if record.isParked { state.running += 1 }
+            record.balance += 1
+            state.units[id] = record
             return state.changed()
         }
-        for gate in watchers { gate.open() }
+        for wake in watchers { wake() }
     }
 
     /// Something the counter's owner waits for happened (an action reached the reducer, a call
     /// came): wakes the watchers, so a wait re-checks and sees progress.
     package func noteProgress() {
         let watchers = state.withLock { $0.changed() }
-        for gate in watchers { gate.open() }
+        for wake in watchers { wake() }
     }
 
     // MARK: Reading
@@ -154,47 +156,27 @@ package final class WorkCounter: Sendable {
         state.withLock { ($0.running, $0.progress) }
     }
 
-    /// Opens `gate` at the next change (at once if the progress counter moved past `seen`).
-    package func watch(_ gate: DeadlineGate, ifStill seen: UInt64) {
+    /// Calls `wake` once, at the next change (at once if the progress counter moved past `seen`):
+    /// how a wait for the store's work re-checks what it waits for whenever something moved.
+    package func watch(ifStill seen: UInt64, wake: @escaping @Sendable () -> Void) {
         let changed = state.withLock { state -> Bool in
             guard state.progress == seen else { return true }
-            state.watchers.append(gate)
+            state.watchers.append(wake)
             return false
         }
-        if changed { gate.open() }
-    }
-
-    /// Suspends until `isDone` holds, checking it again at every change the counter sees. Returns
-    /// `false` once `timeout` of real time passed with no change at all: nothing progressed, so a
-    /// loaded machine that runs the work slowly never fails the wait, and a hang fails it.
-    package func wait(timeout: Duration, until isDone: () -> Bool) async -> Bool {
-        var lastProgress = snapshot.progress
-        var windowStart = PoolTime.shared.now
-        while true {
-            let seen = snapshot.progress
-            if isDone() { return true }
-            if seen != lastProgress {
-                lastProgress = seen
-                windowStart = PoolTime.shared.now
-            }
-            let gate = DeadlineGate()
-            watch(gate, ifStill: seen)
-            if await !gate.wait(window: timeout, from: windowStart), snapshot.progress == lastProgress, !isDone() {
-                return false
-            }
-        }
+        if changed { wake() }
     }
 
     /// One line per unit, running ones first, for a failure message.
     package func lines() -> [String] {
         state.withLock { state in
             let sorted = state.units.sorted { $0.key < $1.key }.map(\.value)
-            let running = sorted.filter { !$0.isParked }.map { entry in
-                if !entry.hasStarted && entry.isTask {
-                    return "  running: \(entry.name) (its task has not started yet)"
+            let running = sorted.filter { !$0.isParked }.map { record in
+                if !record.hasStarted && record.isTask {
+                    return "  running: \(record.name) (its task has not started yet)"
                 }
-                guard let step = entry.step else { return "  running: \(entry.name)" }
-                return "  running: \(entry.name), last \(step)"
+                guard let step = record.step else { return "  running: \(record.name)" }
+                return "  running: \(record.name), last \(step)"
             }
             let parked = sorted.filter(\.isParked).map { "  parked: \($0.name), \($0.parkedOn)" }
             return running + parked
@@ -204,7 +186,7 @@ package final class WorkCounter: Sendable {
     // MARK: Running counted work
 
     /// Runs `body` as `unit` (a task's whole body), then ends the unit.
-    package static func run<T>(
+    static func run<T>(
         _ unit: Unit?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async rethrows -> T {
         guard let unit else { return try await body() }
@@ -215,7 +197,7 @@ package final class WorkCounter: Sendable {
 
     /// The current task's unit, when the current task is the counted work that runs it (not a task
     /// that inherited it): the unit that a suspension of this task parks.
-    package static func currentUnit() -> Unit? {
+    static func currentUnit() -> Unit? {
         guard let unit = current, unit.counter.owns(unit.id, owner: currentTaskIdentity()) else { return nil }
         return unit
     }

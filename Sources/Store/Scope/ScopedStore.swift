@@ -81,7 +81,8 @@ extension Store {
     }
 }
 
-/// The state stream of `Store.states()`, for any backend.
+/// The state stream of `states()`, for a store's backend or a scope's: the backend's state now, then
+/// after every commit, ending when the store is released.
 func stateStream<State: Sendable>(
     of backend: any StoreBackend<State>, bufferingPolicy: AsyncStream<State>.Continuation.BufferingPolicy
 ) -> AsyncStream<State> {

@@ -104,25 +104,7 @@ extension GraphReport {
 
     /// `text` as a JSON string literal, quotes included (RFC 8259 escaping).
     static func jsonString(_ text: String) -> String {
-        var escaped = "\""
-        escaped.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    escaped.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return escaped + "\""
+        "\"" + TextEscaping.replacing(text, TextEscaping.jsonEscape) + "\""
     }
 }
 

@@ -44,26 +44,11 @@ extension GraphReport {
     /// `text` made safe inside a quoted Mermaid node text: on one line (``oneLine(_:)``), and every
     /// character Mermaid gives a meaning there becomes an entity code.
     static func mermaidEscaped(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in oneLine(text) {
-            switch character {
-            case "\"": escaped += "#quot;"
-            case "#": escaped += "#35;"
-            case "&": escaped += "#amp;"
-            case "<": escaped += "#lt;"
-            case ">": escaped += "#gt;"
-            case "[": escaped += "#91;"
-            case "]": escaped += "#93;"
-            case "(": escaped += "#40;"
-            case ")": escaped += "#41;"
-            case "{": escaped += "#123;"
-            case "}": escaped += "#125;"
-            case "|": escaped += "#124;"
-            case "`": escaped += "#96;"
-            default: escaped.append(character)
-            }
+        TextEscaping.replacing(oneLine(text)) { scalar in
+            mermaidSpecial.contains(scalar) ? TextEscaping.htmlEntity(scalar, named: "#", numbered: "#") : nil
         }
-        return escaped
     }
+
+    /// The characters Mermaid gives a meaning inside a quoted node text.
+    private static let mermaidSpecial = Set("\"#&<>[](){}|`".unicodeScalars)
 }

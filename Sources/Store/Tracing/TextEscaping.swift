@@ -26,24 +26,16 @@ enum UntrustedText {
     /// line feeds, carriage returns and tabs as `\n`, `\r`, `\t` (kept as they are when
     /// `keepingLines`, for multi-line text such as code). Everything else is kept as written.
     static func escaped(_ text: String, keepingLines: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: mustEscape) else { return text }
-        var line = ""
-        line.reserveCapacity(text.utf8.count + 8)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n" where keepingLines, "\t" where keepingLines: line.unicodeScalars.append(scalar)
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            default:
-                if mustEscape(scalar) {
-                    line += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                } else {
-                    line.unicodeScalars.append(scalar)
-                }
-            }
+        TextEscaping.replacing(text) { scalar in
+            keepingLines && (scalar == "\n" || scalar == "\t") ? nil : escape(scalar)
         }
-        return line
+    }
+
+    /// How ``escaped(_:keepingLines:)`` writes `scalar`, or `nil` when it keeps it.
+    static func escape(_ scalar: Unicode.Scalar) -> String? {
+        if let short = TextEscaping.lineBreakEscape(scalar) { return short }
+        guard mustEscape(scalar) else { return nil }
+        return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 
     /// The same set as a JavaScript regular expression character class (for a `u`-flagged
@@ -84,16 +76,75 @@ extension GraphReport {
     }
 
     private static func dotEscaped(_ text: String, backslash: String) -> String {
+        TextEscaping.replacing(text) { scalar in
+            scalar == "\\" ? backslash : scalar == "&" || scalar == "\"" ? TextEscaping.htmlEntity(scalar) : nil
+        }
+    }
+}
+
+/// What every escaper of the package shares: the walk over a text's scalars, and the escapes that
+/// formats write the same. Each format keeps its own rules (which characters, written how): JSON
+/// (RFC 8259 in a Chrome trace; JSON safe inside an HTML `<script>` on the inspector page), a Swift
+/// string literal, HTML text, a DOT label or tooltip, a Mermaid node's text, a line for a person.
+enum TextEscaping {
+    /// `text` with each scalar for which `replacement` gives text written as that text, the rest kept.
+    /// Text needing no escape comes back as it is.
+    static func replacing(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
+        guard text.unicodeScalars.contains(where: { replacement($0) != nil }) else { return text }
         var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
+        escaped.reserveCapacity(text.utf8.count + 8)
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += backslash
-            case "&": escaped += "&amp;"
-            case "\"": escaped += "&quot;"
-            default: escaped.unicodeScalars.append(scalar)
+            if let written = replacement(scalar) {
+                escaped += written
+            } else {
+                escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
+    }
+
+    /// A line feed, carriage return or tab as JSON, Swift and JavaScript write it: `\n`, `\r`, `\t`.
+    static func lineBreakEscape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\n": "\\n"
+        case "\r": "\\r"
+        case "\t": "\\t"
+        default: nil
+        }
+    }
+
+    /// A quote or backslash as JSON and Swift write it inside a string (`\"`, `\\`), or a line break
+    /// as ``lineBreakEscape(_:)`` does.
+    static func backslashEscape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\"": "\\\""
+        case "\\": "\\\\"
+        default: lineBreakEscape(scalar)
+        }
+    }
+
+    /// `scalar` as JSON writes it inside a string (RFC 8259): ``backslashEscape(_:)``, every other
+    /// control character below U+0020 as ``jsonUnicodeEscape(_:)``; `nil` for the rest.
+    static func jsonEscape(_ scalar: Unicode.Scalar) -> String? {
+        if let escape = backslashEscape(scalar) { return escape }
+        return scalar.value < 0x20 ? jsonUnicodeEscape(scalar.value) : nil
+    }
+
+    /// `\u` and four lower-case hex digits: JSON's escape of a character of the Basic Multilingual Plane.
+    static func jsonUnicodeEscape(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    /// `scalar` as a character reference, as HTML writes it (`&quot;`, `&amp;`, `&lt;`, `&gt;`, else
+    /// `&#39;`); Mermaid writes the same references with `#` for both prefixes (`#quot;`, `#35;`).
+    static func htmlEntity(_ scalar: Unicode.Scalar, named: String = "&", numbered: String = "&#") -> String {
+        switch scalar {
+        case "\"": named + "quot;"
+        case "&": named + "amp;"
+        case "<": named + "lt;"
+        case ">": named + "gt;"
+        default: numbered + String(scalar.value) + ";"
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import OresRedux
 
 #if canImport(Glibc)
     import Glibc
@@ -7,58 +8,6 @@ import Dispatch
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// A one-shot wake-up for a test wait: opened by the event it waits for, or expired once its
-/// window has passed, whichever comes first.
-///
-/// The window is measured in **pool time** (see `PoolTime`): time during which Swift's
-/// cooperative thread pool was running jobs. A process starved of CPU by a loaded machine, or by
-/// other tests holding the pool's threads, runs nothing, so its windows do not pass: it slows a test
-/// but does not fail it. A hang (a continuation nobody resumes while the pool runs freely) expires
-/// the window on time. The expiry is a Dispatch timer, not task cancellation, so it fires even when
-/// nothing cancels the waiting task.
-package final class DeadlineGate: Sendable {
-    private struct Gate {
-        var continuation: CheckedContinuation<Bool, Never>?
-        var result: Bool?
-    }
-
-    private let gate = LockedValue(Gate())
-
-    package init() {}
-
-    /// Suspends until ``open()`` (returns `true`) or until `window` of pool time, counted from
-    /// `start` in the lane of the task that took it, has passed (returns `false`).
-    package func wait(window: Duration, from start: PoolTime.Mark) async -> Bool {
-        PoolTime.shared.expire(self, window: window, from: start)
-        return await withCheckedContinuation { continuation in
-            let early = gate.withLock { gate -> Bool? in
-                if let result = gate.result { return result }
-                gate.continuation = continuation
-                return nil
-            }
-            if let early { continuation.resume(returning: early) }
-        }
-    }
-
-    /// Wakes the waiter: the event came. Later calls, and the expiry after this, do nothing.
-    package func open() { finish(true) }
-
-    /// Whether the gate was opened or expired already.
-    package var isFinished: Bool { gate.withLock { $0.result != nil } }
-
-    fileprivate func expire() { finish(false) }
-
-    private func finish(_ result: Bool) {
-        let continuation = gate.withLock { gate -> CheckedContinuation<Bool, Never>? in
-            guard gate.result == nil else { return nil }
-            gate.result = result
-            defer { gate.continuation = nil }
-            return gate.continuation
-        }
-        continuation?.resume(returning: result)
-    }
-}
 
 /// Time as the cooperative thread pool lives it, for the deadlines of test waits.
 ///
@@ -96,9 +45,8 @@ package final class PoolTime: Sendable {
     /// metadata or witness table lookup, which a debug build makes at almost every step. While other
     /// threads are busy with the same types, each step of the awaited work may queue for that lock:
     /// the work runs slower between two steps a wait can see, while the pool's own beats run on.
-    /// Stack dumps taken when 5 s windows ran out in the package's own suite found threads queued
-    /// there. Sanitizer builds commonly get longer test timeouts for this reason; a hang still
-    /// fails, three times later.
+    /// Sanitizer builds commonly get longer test timeouts for this reason; a hang still fails,
+    /// three times later.
     package static let sanitizerFactor: UInt64 = isThreadSanitizerLoaded() ? 3 : 1
 
     /// One priority's probes.
@@ -109,7 +57,7 @@ package final class PoolTime: Sendable {
 
     private struct State {
         var lanes: [UInt8: Lane] = [:]
-        var pending: [(gate: DeadlineGate, window: Duration, start: Mark)] = []
+        var pending: [(wakeUp: ExpiringWakeUp, window: Duration, start: Mark)] = []
         var timer: (any DispatchSourceTimer)?
 
         func beats(in lane: UInt8) -> UInt64 { lanes[lane]?.beats ?? 0 }
@@ -131,11 +79,11 @@ package final class PoolTime: Sendable {
         Self.hasPassed(window, since: start, wall: .now(), beats: state.withLock { $0.beats(in: start.lane) })
     }
 
-    /// Expires `gate` once `window` of pool time has passed since `start`, in `start`'s lane
-    /// (unless it opens first).
-    package func expire(_ gate: DeadlineGate, window: Duration, from start: Mark) {
+    /// Expires `wakeUp` once `window` of pool time has passed since `start`, in `start`'s lane
+    /// (unless it is woken first).
+    func expire(_ wakeUp: ExpiringWakeUp, window: Duration, from start: Mark) {
         let startTimer = state.withLock { state -> Bool in
-            state.pending.append((gate, window, start))
+            state.pending.append((wakeUp, window, start))
             return state.timer == nil
         }
         if startTimer { queue.async { self.startBeating() } }
@@ -157,18 +105,18 @@ package final class PoolTime: Sendable {
     /// and stops when no wait is pending.
     private func tick() {
         let (probes, expired, idleTimer) = state.withLock {
-            state -> ([UInt8], [DeadlineGate], (any DispatchSourceTimer)?) in
+            state -> ([UInt8], [ExpiringWakeUp], (any DispatchSourceTimer)?) in
             // Read under the lock: every pending window's start was taken before its entry was
             // added, so none is later than this. Read before the lock, a wait that began while this
             // thread was preempted in between would start after it.
             let wall = DispatchTime.now()
-            var expired: [DeadlineGate] = []
+            var expired: [ExpiringWakeUp] = []
             let lanes = state.lanes
             state.pending.removeAll { entry in
-                if entry.gate.isFinished { return true }
+                if entry.wakeUp.isFinished { return true }
                 let beats = lanes[entry.start.lane]?.beats ?? 0
                 guard Self.hasPassed(entry.window, since: entry.start, wall: wall, beats: beats) else { return false }
-                expired.append(entry.gate)
+                expired.append(entry.wakeUp)
                 return true
             }
             if state.pending.isEmpty {
@@ -183,7 +131,7 @@ package final class PoolTime: Sendable {
             return (probes, expired, nil)
         }
         idleTimer?.cancel()
-        for gate in expired { gate.expire() }
+        for wakeUp in expired { wakeUp.expire() }
         for lane in probes {
             // The probe: it counts only once the pool ran it, at its lane's priority.
             Task(priority: TaskPriority(rawValue: lane)) {
@@ -219,20 +167,6 @@ package final class PoolTime: Sendable {
         let (product, overflow) = value.multipliedReportingOverflow(by: factor)
         return overflow ? .max : product
     }
-}
-
-/// `1.5 s` for a failure message.
-package func describeSeconds(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
-    let value = Double(seconds) + Double(attoseconds) / 1e18
-    return "\(value) s"
-}
-
-/// The last line of a wait's failure message when ThreadSanitizer is loaded (none otherwise): the
-/// message names the timeout as set, and this says the wait allowed more.
-package func sanitizerNote() -> [String] {
-    guard PoolTime.sanitizerFactor > 1 else { return [] }
-    return ["(ThreadSanitizer is loaded: the wait allowed \(PoolTime.sanitizerFactor) times its timeout)"]
 }
 
 /// Whether ThreadSanitizer's runtime is part of this process: it defines `__tsan_init`.

@@ -1,0 +1,144 @@
+import OresRedux
+
+/// The query cache's API for a store whose state keeps a ``QueryCache`` at `cache`: fetch,
+/// observe, invalidate, mutate. Every change it makes to the cache is a sync action through the
+/// store's pipeline; every call is an async action or a graph of the store.
+///
+/// ```swift
+/// let queries = QueryClient(\AppState.cache)
+/// let store = Store(initialState: AppState(), reducer: .combine(queries.reducer, appReducer))
+///
+/// let feed = queries.observe(Feed(userID: 7), in: store)   // kept while the screen holds it
+/// store.subscribe({ $0.cache[Feed(userID: 7)] }) { entry in render(entry) }
+/// queries.mutate(AddPost(post: draft), in: store)
+/// ```
+///
+/// Each method takes the store (or an ``ActionContext``, or a `TestStore`) it works in.
+public struct QueryClient<State: Sendable>: Sendable {
+    /// Where the cache is in the state.
+    public let cache: WritableKeyPath<State, QueryCache> & Sendable
+
+    /// The API for the cache at `cache`.
+    public init(_ cache: WritableKeyPath<State, QueryCache> & Sendable) {
+        self.cache = cache
+    }
+
+    /// The cache's reducer: combine it with the app's (`Reducer.queries(_:)` is the same).
+    public var reducer: Reducer<State> { .queries(cache) }
+
+    /// The data of `endpoint`: the cached one when it is fresh, or else the answer of a call
+    /// (joined with the one in flight, when that one's answer will be applied).
+    @discardableResult
+    public func fetch<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<Endpoint.Response> where Endpoint.State == State {
+        store.dispatch(FetchQuery(endpoint, cache: cache))
+    }
+
+    /// Fetches `endpoint` ahead of a screen that will show it, if it is not fresh; nothing waits
+    /// for it. The entry is kept for its `keepUnobservedFor` after the call, unless observed.
+    public func prefetch<Endpoint: QueryEndpoint>(_ endpoint: Endpoint, in store: some ActionDispatcher<State>)
+    where Endpoint.State == State {
+        store.dispatch(FetchQuery(endpoint, cache: cache))
+    }
+
+    /// Calls `endpoint` even if its entry is fresh (a pull to refresh, a poll), joining a call in
+    /// flight whose answer will be applied.
+    @discardableResult
+    public func refetch<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<Endpoint.Response> where Endpoint.State == State {
+        store.dispatch(FetchQuery(endpoint, cache: cache, force: true))
+    }
+
+    /// Observes `endpoint`'s entry: it is kept (and fetched, unless fresh) while the returned
+    /// observation lives, and removed its `keepUnobservedFor` after the last observation ends.
+    public func observe<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        store.dispatch(QueryObserved(key: endpoint.key, declaration: endpoint.declaration))
+        store.dispatch(FetchQuery(endpoint, cache: cache))
+        let cache = cache
+        return QueryObservation(key: endpoint.key) {
+            store.dispatch(QueryUnobserved(key: endpoint.key))
+            store.dispatch(QueryUpkeep(.collect(endpoint.key), cache: cache))
+        }
+    }
+
+    /// Observes `endpoint`'s entry as ``observe(_:in:)`` does, and refetches it every `interval` on
+    /// the store's clock while the observation lives (a poll joins a call in flight whose answer
+    /// will be applied). The poll ends with the observation: a screen that left polls no more.
+    public func observe<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        let observation = observe(endpoint, in: store)
+        let poll = store.dispatch(QueryUpkeep(.poll(endpoint.key, every: interval), cache: cache))
+        return QueryObservation(key: endpoint.key) {
+            poll.cancel()
+            observation.cancel()
+        }
+    }
+
+    /// Refetches the observed entries that are stale: call it on the app's signals (it came to the
+    /// foreground, the network came back); the cache decides which entries need a call.
+    @discardableResult
+    public func refetchStale(in store: some ActionDispatcher<State>) -> ActionTask<Void> {
+        store.dispatch(QueryUpkeep(.refetchStale, cache: cache))
+    }
+
+    /// Invalidates the entries `invalidations` match, then refetches those observed; the refetches
+    /// start after the invalidation's commit.
+    @discardableResult
+    public func invalidate(_ invalidations: [QueryInvalidation], in store: some ActionDispatcher<State>)
+        -> GraphRun<State>
+    {
+        var graph = ActionGraph<State>()
+        let invalidated = graph.send(QueryInvalidated(invalidations))
+        graph.run(QueryUpkeep(.refetchInvalidated, cache: cache), after: invalidated)
+        return store.dispatch(graph)
+    }
+
+    /// Forgets everything (log-out): data, optimistic changes, calls in flight (their answers are
+    /// discarded). Observed entries stay, empty, until the app fetches again.
+    public func clear(in store: some ActionDispatcher<State>) {
+        store.dispatch(QueryCacheCleared())
+    }
+
+    /// Runs `mutation` as a graph: its optimistic changes; the call; then, if it failed (or the run
+    /// was cancelled), the removal of exactly those changes, or, if it succeeded, the invalidation
+    /// of what it declares and, after that commit, the refetch of the observed entries invalidated.
+    @discardableResult
+    public func mutate<Mutation: QueryMutation>(_ mutation: Mutation, in store: some ActionDispatcher<State>)
+        -> QueryMutationRun<State, Mutation.Response> where Mutation.State == State
+    {
+        let id = QueryMutationID.next()
+        var graph = ActionGraph<State>()
+        let shown = graph.send(QueryOptimisticChangeAdded(mutation: id, patches: mutation.optimisticChanges))
+        let call = graph.run(mutation, after: shown)
+        graph.setFallback(for: call) { _ in QueryMutationFailed(mutation: id) }
+        graph.setCancelAction(QueryMutationFailed(mutation: id))
+        let succeeded = graph.send(QueryMutationSucceeded(mutation: id, invalidates: mutation.invalidates), after: call)
+        graph.run(QueryUpkeep(.refetchInvalidated, cache: cache), after: succeeded)
+        return QueryMutationRun(id: id, run: store.dispatch(graph), call: call)
+    }
+}
+
+/// A mutation's run: its response, and the end of its graph (refetches included).
+public struct QueryMutationRun<State: Sendable, Response: Sendable>: Sendable {
+    /// The mutation, as the cache's layers name it.
+    public let id: QueryMutationID
+    /// The graph's run.
+    public let run: GraphRun<State>
+    let call: Node<Response>
+
+    /// The server's response, or the call's error.
+    public var value: Response {
+        get async throws { try await run.value(of: call) }
+    }
+
+    /// Waits until the graph ended: the commit, and the refetches it started.
+    @discardableResult
+    public func wait() async -> GraphReport {
+        await run.wait()
+    }
+}

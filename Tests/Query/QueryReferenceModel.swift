@@ -1,0 +1,197 @@
+import OresRedux
+
+@testable import OresReduxQuery
+
+/// The order promise of the query cache (docs/query-cache.md), written as plainly as it is said:
+/// each entry keeps the history of what was written to it, and every answer to a question is
+/// read off that history. The fuzz compares `QueryCache` with it after every commit.
+struct QueryReferenceModel {
+    struct Response {
+        let started: Int
+        let value: [Int]
+        let at: QueryTime
+    }
+
+    struct Layer {
+        let mutation: QueryMutationID
+        let patch: QueryPatch
+        var settledAt: Int?
+    }
+
+    struct Entry {
+        var observers = 0
+        /// The model's tick of the moment the last observer left, while nobody observes.
+        var unobservedAt: Int?
+        var tags: Set<QueryTag> = []
+        var staleTime: Duration = .zero
+        /// Every write that is not an answer: the creation, mutations' successes, invalidations.
+        var writes: [Int]
+        var invalidations: [Int] = []
+        /// The calls in flight, with the tick of their start.
+        var calls: [QueryCallID: Int] = [:]
+        /// The answers applied, each at its call's start.
+        var responses: [Response] = []
+        var failures: [Int] = []
+        var layers: [Layer] = []
+
+        var lastWrite: Int { (writes + responses.map(\.started) + failures).max() ?? 0 }
+        var lastResponse: Response? { responses.max { $0.started < $1.started } }
+        var isFailed: Bool { (failures.max() ?? -1) > (lastResponse?.started ?? -1) }
+        var isInvalidated: Bool { (invalidations.max() ?? -1) > (lastResponse?.started ?? -1) }
+
+        /// A settled layer is shown until a response whose call started after its settlement.
+        var shownLayers: [Layer] {
+            layers.filter { layer in
+                guard let settledAt = layer.settledAt else { return true }
+                return !responses.contains { $0.started > settledAt }
+            }
+        }
+
+        var visible: [Int]? {
+            guard let confirmed = lastResponse?.value else { return nil }
+            return shownLayers.reduce(confirmed) { value, layer in
+                layer.patch.change(QueryValue(value)).value(as: [Int].self) ?? value
+            }
+        }
+
+        var status: QueryStatus {
+            if isFailed { return .failed }
+            if lastResponse != nil { return .succeeded }
+            return calls.isEmpty ? .idle : .loading
+        }
+
+        var view: QueryEntryView {
+            QueryEntryView(observers: observers, status: status, confirmed: lastResponse?.value, visible: visible)
+        }
+
+        func isFresh(at now: QueryTime) -> Bool {
+            guard !isFailed, !isInvalidated, let last = lastResponse else { return false }
+            return last.at.advanced(by: staleTime) > now
+        }
+    }
+
+    private(set) var entries: [QueryKey: Entry] = [:]
+    private var tick = 0
+
+    private mutating func next() -> Int {
+        tick += 1
+        return tick
+    }
+
+    private mutating func ensure(_ key: QueryKey, _ declaration: QueryDeclaration) {
+        if entries[key] == nil {
+            let created = next()
+            entries[key] = Entry(unobservedAt: created, writes: [created])
+        }
+        entries[key]!.tags.formUnion(declaration.tags)
+        entries[key]!.staleTime = declaration.staleTime
+    }
+
+    /// Applies a cache action; `QueryCollected` is applied with ``collect(_:unobservedAt:)``, whose
+    /// token is the model's own.
+    mutating func reduce(_ action: any Action) {
+        switch action {
+        case let action as QueryObserved:
+            ensure(action.key, action.declaration)
+            entries[action.key]!.observers += 1
+            entries[action.key]!.unobservedAt = nil
+        case let action as QueryUnobserved:
+            guard let entry = entries[action.key], entry.observers > 0 else { return }
+            entries[action.key]!.observers -= 1
+            if entry.observers == 1 { entries[action.key]!.unobservedAt = next() }
+        case let action as QueryCallStarted:
+            ensure(action.key, action.declaration)
+            entries[action.key]!.calls[action.call] = next()
+        case let action as QueryAnswered:
+            guard var entry = entries[action.key], let started = entry.calls.removeValue(forKey: action.call) else {
+                return
+            }
+            if started > entry.lastWrite {
+                switch action.answer {
+                case .response(let value, let tags):
+                    entry.responses.append(
+                        Response(started: started, value: value.value(as: [Int].self)!, at: action.at))
+                    entry.tags = tags
+                case .failure: entry.failures.append(started)
+                case .cancelled: break
+                }
+            }
+            entries[action.key] = entry
+        case let action as QueryOptimisticChangeAdded:
+            for patch in action.patches where entries[patch.key] != nil {
+                entries[patch.key]!.layers.append(Layer(mutation: action.mutation, patch: patch))
+            }
+        case let action as QueryMutationSucceeded:
+            let now = next()
+            for (key, entry) in entries {
+                let changed = entry.layers.contains { $0.mutation == action.mutation }
+                let invalidated = action.invalidates.contains { matches($0, key, entry) }
+                if changed || invalidated { entries[key]!.writes.append(now) }
+                if invalidated { entries[key]!.invalidations.append(now) }
+                for index in entry.layers.indices where entry.layers[index].mutation == action.mutation {
+                    entries[key]!.layers[index].settledAt = now
+                }
+            }
+        case let action as QueryMutationFailed:
+            for key in entries.keys {
+                entries[key]!.layers.removeAll { $0.mutation == action.mutation && $0.settledAt == nil }
+            }
+        case let action as QueryInvalidated:
+            let now = next()
+            for (key, entry) in entries where action.invalidations.contains(where: { matches($0, key, entry) }) {
+                entries[key]!.writes.append(now)
+                entries[key]!.invalidations.append(now)
+            }
+        case is QueryCacheCleared:
+            let now = next()
+            entries = entries.filter { $0.value.observers > 0 }.mapValues { old in
+                var entry = Entry(writes: [now])
+                entry.observers = old.observers
+                entry.tags = old.tags
+                entry.staleTime = old.staleTime
+                entry.invalidations = [now]
+                return entry
+            }
+        default: break
+        }
+    }
+
+    /// The removal of `key`, scheduled when its last observer left at the model's `unobservedAt`.
+    mutating func collect(_ key: QueryKey, unobservedAt: Int) {
+        if let entry = entries[key], entry.observers == 0, entry.unobservedAt == unobservedAt { entries[key] = nil }
+    }
+
+    func unobservedAt(_ key: QueryKey) -> Int? { entries[key]?.unobservedAt }
+
+    private func matches(_ invalidation: QueryInvalidation, _ key: QueryKey, _ entry: Entry) -> Bool {
+        switch invalidation {
+        case .tag(let tag): entry.tags.contains { tag.covers($0) }
+        case .keyPrefix(let prefix): key.path.starts(with: prefix.path)
+        }
+    }
+
+    func view(_ key: QueryKey) -> QueryEntryView? { entries[key]?.view }
+
+    /// Whether the answer of `call` would be applied now.
+    func wouldApply(_ key: QueryKey, _ call: QueryCallID) -> Bool {
+        guard let entry = entries[key], let started = entry.calls[call] else { return false }
+        return started > entry.lastWrite
+    }
+
+    func needsCall(_ key: QueryKey, at now: QueryTime, force: Bool) -> Bool {
+        guard let entry = entries[key] else { return true }
+        if entry.calls.values.contains(where: { $0 > entry.lastWrite }) { return false }
+        return force || !entry.isFresh(at: now)
+    }
+
+    func keysToRefetch() -> [QueryKey] {
+        entries.filter { _, entry in
+            entry.observers > 0 && entry.isInvalidated && !entry.calls.values.contains { $0 > entry.lastWrite }
+        }.keys.sorted { $0.description < $1.description }
+    }
+
+    func keysStale(at now: QueryTime) -> [QueryKey] {
+        entries.filter { key, entry in entry.observers > 0 && needsCall(key, at: now, force: false) }
+            .keys.sorted { $0.description < $1.description }
+    }
+}
