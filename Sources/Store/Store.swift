@@ -70,6 +70,15 @@ public final class Store<State: Sendable>: Sendable {
         core.dispatch(action)
     }
 
+    /// Starts running a graph and returns the run (see `ActionDispatcher`'s `dispatch(_:)` for
+    /// graphs: the same call, through the dispatcher's target).
+    // Declared on the store so that a run starts in the store's core, without the dispatcher's
+    // target and backend between them.
+    @discardableResult
+    public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
+        core.startGraph(graph, backend: core)
+    }
+
     /// Calls `observer` at once with the current state, then after every committed action.
     ///
     /// Calls are made one at a time, in commit order, on the thread that applied the action. The

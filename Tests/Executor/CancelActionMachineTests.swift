@@ -129,7 +129,7 @@ struct CancelActionMachineTests {
     func cancelWhileFallbackInHand() {
         var machine = Self.machine([(false, [])], fallbacks: [0])
         _ = machine.start(now: .zero)
-        _ = machine.asyncFinished(0, .failure(Offline()), attempts: 1, now: Self.at(1))
+        _ = machine.asyncFinished(0, .failure(Offline()), now: Self.at(1))
         #expect(machine.takeSyncItem(now: Self.at(1)) == .fallback(0))
         let cancelled = machine.cancel(now: Self.at(2))
         #expect(!cancelled.schedule)
@@ -144,7 +144,7 @@ struct CancelActionMachineTests {
     func cancelWithQueuedFallback() {
         var machine = Self.machine([(false, [])], fallbacks: [0])
         _ = machine.start(now: .zero)
-        let failed = machine.asyncFinished(0, .failure(Offline()), attempts: 1, now: Self.at(1))
+        let failed = machine.asyncFinished(0, .failure(Offline()), now: Self.at(1))
         #expect(failed.schedule)
         #expect(!machine.isFinished, "its fallback is still to be applied")
         _ = machine.cancel(now: Self.at(2))
@@ -178,14 +178,14 @@ struct CancelActionMachineTests {
     func endedNodes() {
         var quiet = Self.machine([(false, []), (true, [0]), (true, [1])])
         _ = quiet.start(now: .zero)
-        #expect(quiet.asyncFinished(0, .failure(Offline()), attempts: 1, now: Self.at(1)).ended.isEmpty)
+        #expect(quiet.asyncFinished(0, .failure(Offline()), now: Self.at(1)).ended.isEmpty)
 
         var machine = Self.machine([(false, []), (true, [0]), (true, [1]), (true, [])])
-        machine.reportsEndedNodes = true
+        machine.isObserved = true
         _ = machine.start(now: .zero)
         #expect(machine.takeSyncItem(now: .zero) == .node(3))
         #expect(machine.syncItemApplied(.node(3), now: Self.at(1), queuedWork: false).0.ended == [3])
-        let failed = machine.asyncFinished(0, .failure(Offline()), attempts: 1, now: Self.at(2))
+        let failed = machine.asyncFinished(0, .failure(Offline()), now: Self.at(2))
         #expect(failed.ended == [0, 1, 2], "the failed node, then what it skipped, downstream order")
     }
 }

@@ -45,7 +45,7 @@ struct RunAndPipelineModelTests {
         var pipeline = PipelineMachine<Int>()
         let token = RunToken()
 
-        // The shell's state (GraphRun's `Protected`, the applier's place in the run's items).
+        // The shell's state (GraphRun's `RunLockedState`, the applier's place in the run's items).
         var targets: [Int: Int] = [:]  // waiter -> node (count: the whole run)
         var resumed: [Int: Int] = [:]
         var nextWaiter = 0
@@ -64,8 +64,8 @@ struct RunAndPipelineModelTests {
             #expect(echoesApplied == echoesQueued, "seed \(seed): waiter \(waiter) resumed before an echo was applied")
         }
 
-        /// `Protected.handle` and `GraphRun.perform`: one event on `thread`.
-        func handle(on thread: Int, _ event: (inout RunStateMachine) -> RunStateMachine.Effects) {
+        /// `RunLockedState.handle` and `GraphRun.perform`: one event on `thread`.
+        func handle(on thread: Int, _ event: (inout RunStateMachine) -> RunSteps) {
             var effects = event(&run)
             run.holdWaiters(insidePipeline: pipeline.isApplying(on: thread), &effects)
             running.formUnion(effects.startAsync)
@@ -150,7 +150,7 @@ struct RunAndPipelineModelTests {
                 let thread = (1..<4).first { !pipeline.isApplying(on: $0) }!
                 let result: Result<(any Sendable)?, any Error> =
                     random.chance(25) ? .failure(Offline()) : .success(node)
-                handle(on: thread) { $0.asyncFinished(node, result, attempts: 1, now: .nanoseconds(time)) }
+                handle(on: thread) { $0.asyncFinished(node, result, now: .nanoseconds(time)) }
             case 7:
                 nextWaiter += 1
                 let target = random.below(count + 1)

@@ -75,7 +75,7 @@ struct RunStateMachineModelTests {
         var cancelled = false
         var time = 0
 
-        func handle(_ effects: RunStateMachine.Effects) throws {
+        func handle(_ effects: RunSteps) throws {
             if effects.schedule {
                 #expect(!pipeline.holdsToken, "seed \(seed): a second token for one run")
                 pipeline.tokenQueued = true
@@ -137,7 +137,8 @@ struct RunStateMachineModelTests {
                 running.remove(node)
                 let result: Result<(any Sendable)?, any Error> =
                     random.chance(25) ? .failure(Offline()) : .success(node)
-                try handle(machine.asyncFinished(node, result, attempts: 1 + random.below(2), now: now))
+                for _ in 0...random.below(2) { _ = machine.attemptStarting(node) }
+                try handle(machine.asyncFinished(node, result, now: now))
             case 8:
                 nextWaiter += 1
                 let target = random.below(count + 1)

@@ -1,9 +1,10 @@
 import Foundation
 
-/// What a durable run journals as it goes, and when: the shell of a ``GraphRun`` calls it at three
-/// points (an async node's attempts, a sync node's application, the run's end). A plain run has
-/// none, and pays one `nil` check at each point.
-final class DurableRunJournal: Sendable {
+/// What a durable run journals as it goes, and when. It observes the run (``RunObserver``): a
+/// cancel that counted, the application of each sync node, the run's end; and each attempt of a
+/// journaled async node is wrapped by ``journaled(_:node:codec:)``, numbered by the run's machine.
+/// A plain run has no journal.
+final class DurableRunJournal: RunObserver, Sendable {
     let runID: String
     let layout: DurableLayout
     /// Tells this run from an earlier one with the same id (journaled in its start).
@@ -67,19 +68,29 @@ final class DurableRunJournal: Sendable {
         if resumed.wasCancelled { state.withLock { $0.cancelled = true } }
     }
 
-    var endedBefore: [RunStateMachine.EndedBefore] { resumed.endedBefore }
+    /// What the run's machine takes over at its start: the nodes that ended, and the attempts
+    /// made and failed before this launch.
+    var earlierLaunches: EarlierLaunches {
+        EarlierLaunches(
+            endedBefore: resumed.endedBefore, attemptsMade: resumed.nextAttempt.mapValues { $0 - 1 },
+            attemptsFailed: resumed.failedAttempts)
+    }
 
-    /// The journaled end of an attempt that was announced but never called (the run was cancelled
-    /// in between): it does not count as a failure on resume.
-    static let notCalledDescription = "cancelled before its call"
+    // MARK: Observing the run
 
-    /// `policy`, less the attempts of `node` that failed in earlier launches (at least one is left:
-    /// a node out of attempts ended before this launch, and is not run).
-    func retryLeft(of node: Int, _ policy: RetryPolicy) -> RetryPolicy {
-        guard let failed = resumed.failedAttempts[node], failed > 0 else { return policy }
-        var left = policy
-        left.maxAttempts = Swift.max(1, policy.maxAttempts - failed)
-        return left
+    func observe(_ step: RunStep, of machine: RunStateMachine) {
+        switch step {
+        case .runCancelled(byStoreRelease: true): storeReleased()
+        case .runCancelled(byStoreRelease: false): cancelled()
+        case .runFinished: finished()
+        default: break
+        }
+    }
+
+    func apply(_ item: RunStateMachine.SyncItem, on host: any RunHost, _ apply: () -> Void) {
+        willApply(item, asCommit: host.commitCount + 1)
+        apply()
+        if case .node(let node) = item { syncApplied(node, commitCount: host.commitCount) }
     }
 
     /// Marks the sync node or fallback `item` as applied by the store's commit `commitCount`,
@@ -104,19 +115,15 @@ final class DurableRunJournal: Sendable {
         IdempotencyKey(runID: runID, node: layout.labels[node])
     }
 
-    /// `operation`, journaled: each attempt appends its start (on disk before `operation` is
-    /// called), then its end with the response encoded or the error described.
+    /// `operation`, journaled: each attempt (numbered by the run's machine, counting the attempts
+    /// of earlier launches) appends its start (on disk before `operation` is called), then its end
+    /// with the response encoded or the error described.
     func journaled(
-        _ operation: @escaping @Sendable () async throws -> ResponseSlot, node: Int, codec: DurableNode
-    ) -> @Sendable () async throws -> ResponseSlot {
-        let attempts = LockedValue((resumed.nextAttempt[node] ?? 1) - 1)
+        _ operation: @escaping @Sendable (Int) async throws -> ResponseSlot, node: Int, codec: DurableNode
+    ) -> @Sendable (Int) async throws -> ResponseSlot {
         let label = layout.labels[node]
         let key = key(of: node)
-        return { [self] in
-            let attempt = attempts.withLock { count in
-                count += 1
-                return count
-            }
+        return { [self] attempt in
             try await record(
                 .attemptStarted(node: label, attempt: attempt, key: key, inDoubt: codec.inDoubt.rule), node: label)
             if Task.isCancelled {
@@ -127,7 +134,7 @@ final class DurableRunJournal: Sendable {
             let end: JournalRecord.AttemptEnd
             let result: Result<ResponseSlot, any Error>
             do {
-                let response = try await operation()
+                let response = try await operation(attempt)
                 do {
                     end = try codec.encode(response).map { .response($0) } ?? .responseNotJournaled
                     result = .success(response)

@@ -15,7 +15,7 @@ final class EventHub: Sendable {
         case resume([ParkedWaiter])
     }
 
-    private struct Entry {
+    private struct ObserverRegistration {
         let id: UInt64
         let observer: @Sendable (StoreEvent) -> Void
         /// Called once when the entry is removed by its subscription (not when the hub closes).
@@ -25,7 +25,7 @@ final class EventHub: Sendable {
     }
 
     private struct State {
-        var entries: [Entry] = []
+        var entries: [ObserverRegistration] = []
         /// The observers of `entries`, in order: what a delivery takes (one retain, no copy).
         var observers: [@Sendable (StoreEvent) -> Void] = []
         var nextObserver: UInt64 = 0
@@ -41,7 +41,7 @@ final class EventHub: Sendable {
     init(permanent: (@Sendable (StoreEvent) -> Void)?) {
         var initial = State()
         if let permanent {
-            initial.entries.append(Entry(id: 0, observer: permanent))
+            initial.entries.append(ObserverRegistration(id: 0, observer: permanent))
             initial.observers.append(permanent)
         }
         state = LockedValue(initial)
@@ -73,7 +73,8 @@ final class EventHub: Sendable {
         let subscription = Subscription { [weak self] in self?.remove(id) }
         let added = state.withLock { state -> Bool in
             guard !state.isClosed else { return false }
-            state.entries.append(Entry(id: id, observer: observer, removed: removed, subscription: subscription))
+            state.entries.append(
+                ObserverRegistration(id: id, observer: observer, removed: removed, subscription: subscription))
             state.observers.append(observer)
             return true
         }

@@ -1,12 +1,13 @@
 /// The work of one async node: an action bound to its store, ready to be attempted.
 struct AsyncNodeWork: Sendable {
-    let attempt: @Sendable () async throws -> ResponseSlot
+    /// One attempt, given its number (which only a journaled node's journal reads).
+    let attempt: @Sendable (Int) async throws -> ResponseSlot
 
     init<A: AsyncAction, Host: Sendable>(_ action: A, host core: StoreCore<Host>, context: ActionContext<A.State>) {
         if let keyed = action as? any KeyedAsyncAction {
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
-            attempt = {
+            attempt = { _ in
                 let task = core.dispatchShared(action, key: key, context: context)
                 return try await withTaskCancellationHandler {
                     wrapResponse(try await task.value)
@@ -15,74 +16,120 @@ struct AsyncNodeWork: Sendable {
                 }
             }
         } else {
-            attempt = { wrapResponse(try await core.perform(action, context: context)) }
+            attempt = { _ in wrapResponse(try await core.perform(action, context: context)) }
         }
     }
 }
 
-/// What an attempt asks right before it calls its operation: whether it still may.
-protocol AttemptGate: Sendable {
-    func mayStart() -> Bool
+/// What numbers a node's attempts and keeps its retry budget: its run's machine (see
+/// `RunAttempts`), asked right before each attempt and after each failed one.
+protocol AttemptBudget: Sendable {
+    /// Right before an attempt calls its operation: the attempt's numbers, or `nil` when the node
+    /// may no longer run (the run was cancelled).
+    func startAttempt() -> AttemptStart?
+    /// After a failed attempt: whether the budget allows another, given the policy's `maxAttempts`.
+    func mayRetry(maxAttempts: Int) -> Bool
 }
 
-/// A node's attempts, ready to run: one attempt's work, the gate each attempt asks first, each
+/// A node's attempts, ready to run: one attempt's work, the budget each attempt asks first, each
 /// attempt's timeout and the policy that retries them.
-struct AttemptPlan<Value: Sendable, Gate: AttemptGate> {
-    /// One attempt.
-    let operation: @Sendable () async throws -> Value
-    /// Asked right before each attempt calls `operation`; `false` (the run was cancelled) ends the
+struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
+    /// One attempt, given its number (the journal's, counting a durable run's earlier launches).
+    let operation: @Sendable (Int) async throws -> Value
+    /// Asked right before each attempt calls `operation`; `nil` (the run was cancelled) ends the
     /// attempts with `CancellationError` without calling it.
-    let gate: Gate
+    let budget: Budget
     let timeout: Duration?
     let retry: RetryPolicy
 
-    /// The gate and the operation in one closure, for an attempt raced against its timeout.
-    var gatedOperation: @Sendable () async throws -> Value {
-        { [operation, gate] in
-            guard gate.mayStart() else { throw CancellationError() }
-            return try await operation()
+    /// The budget's start and the operation in one closure, for an attempt raced against its
+    /// timeout; it reports the attempt's start through `started`.
+    func budgetedOperation(_ started: LockedValue<AttemptStart?>) -> @Sendable () async throws -> Value {
+        { [operation, budget] in
+            guard let start = budget.startAttempt() else { throw CancellationError() }
+            started.withLock { $0 = start }
+            return try await operation(start.attempt)
         }
     }
 
-    /// The wait before the attempt after `attempt`, which ended with `error`; `nil` when the retry
-    /// policy makes no further attempt.
-    func delay(beforeRetryAfter error: any Error, attempt: Int) -> Duration? {
-        guard attempt < retry.maxAttempts, !Task.isCancelled, !(error is CancellationError),
-            !(error is DurableRunError), retry.shouldRetry(error)
+    /// The wait before another attempt, after attempt `inLaunch` of this launch ended with
+    /// `error`; `nil` when no further attempt is made (the error is not retried, or the budget the
+    /// machine keeps is spent).
+    func delay(beforeRetryAfter error: any Error, inLaunch: Int) -> Duration? {
+        guard !Task.isCancelled, !(error is CancellationError), !(error is DurableRunError), retry.shouldRetry(error),
+            budget.mayRetry(maxAttempts: retry.maxAttempts)
         else {
             return nil
         }
-        return retry.backoff.delay(beforeRetry: attempt)
+        return retry.backoff.delay(beforeRetry: inLaunch)
+    }
+}
+
+extension AttemptPlan where Value == ResponseSlot, Budget == RunAttempts {
+    /// The attempts of the async, delay or join node `node` of `storage`: its work (bound to
+    /// `host`, the store, through `run`, which a node's closure casts back to its `GraphRun`),
+    /// journaled when the run is durable and the node is; its timeout and retry policy.
+    init(
+        node: Int, of storage: GraphStorage, inputs: NodeInputs, run: AnyObject, host: any RunHost,
+        clock: any Clock<Duration>, journal: DurableRunJournal?, budget: RunAttempts
+    ) {
+        let operation: @Sendable (Int) async throws -> ResponseSlot
+        switch storage.bodies[node] {
+        case .async(let bind, _, _):
+            if let journal, let codec = storage.settings[node]?.durable {
+                var inputs = inputs
+                inputs.idempotencyKey = journal.key(of: node)
+                let attempt = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
+                operation = journal.journaled(attempt, node: node, codec: codec)
+            } else {
+                operation = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
+            }
+        case .delay(let duration):
+            operation = { _ in
+                try await clock.sleep(for: duration)
+                return nil
+            }
+        case .join(let wait, _):
+            // The host store, not the run: a join that never ends must not keep its run alive.
+            operation = { _ in try await Attempts.untilCancelled { try await wait(host) } }
+        case .action, .makeAction:
+            preconditionFailure("OresRedux: node #\(node) is not an async node")
+        }
+        let settings = storage.settings[node]
+        self.init(
+            operation: operation, budget: budget, timeout: settings?.timeout,
+            retry: settings?.retry ?? .never)
     }
 }
 
 /// Runs a node's attempts: each within its timeout, retried by its policy, paced by the store's clock.
 enum Attempts {
-    /// - Returns: the last attempt's result and how many attempts were made.
-    static func run<Value: Sendable, Gate: AttemptGate>(
-        _ plan: AttemptPlan<Value, Gate>, clock: any Clock<Duration>
-    ) async -> (Result<Value, any Error>, attempts: Int) {
-        // Only an attempt raced against its timeout needs the gate and the operation in one closure;
-        // the common attempt asks the gate in line, and allocates nothing for it. The task keeps
-        // this frame while an attempt runs, so what is not needed across an attempt is left to the
-        // plan's sync methods (see `GraphRun.runAsync`).
-        let gated = plan.timeout == nil ? nil : plan.gatedOperation
-        var attempt = 0
+    /// - Returns: the last attempt's result.
+    static func run<Value: Sendable, Budget: AttemptBudget>(
+        _ plan: AttemptPlan<Value, Budget>, clock: any Clock<Duration>
+    ) async -> Result<Value, any Error> {
+        // Only an attempt raced against its timeout needs the budget and the operation in one
+        // closure; the common attempt asks the budget in line, and allocates nothing for it. The
+        // task keeps this frame while an attempt runs, so what is not needed across an attempt is
+        // left to the plan's sync methods (see `GraphRun.runAsync`).
+        let started = plan.timeout == nil ? nil : LockedValue<AttemptStart?>(nil)
         while true {
-            attempt += 1
+            var inLaunch = 0
             do {
                 try Task.checkCancellation()
-                if let timeout = plan.timeout, let gated {
-                    return (.success(try await withTimeout(timeout, clock: clock, gated)), attempt)
+                if let timeout = plan.timeout, let started {
+                    defer { inLaunch = started.withLock { $0?.inLaunch ?? 0 } }
+                    return .success(try await withTimeout(timeout, clock: clock, plan.budgetedOperation(started)))
                 }
-                guard plan.gate.mayStart() else { throw CancellationError() }
-                return (.success(try await plan.operation()), attempt)
+                guard let start = plan.budget.startAttempt() else { throw CancellationError() }
+                inLaunch = start.inLaunch
+                return .success(try await plan.operation(start.attempt))
             } catch {
-                guard let delay = plan.delay(beforeRetryAfter: error, attempt: attempt) else {
-                    return (.failure(error), attempt)
+                guard inLaunch > 0, let delay = plan.delay(beforeRetryAfter: error, inLaunch: inLaunch) else {
+                    return .failure(error)
                 }
                 if delay > .zero {
-                    do { try await clock.sleep(for: delay) } catch { return (.failure(error), attempt) }
+                    do { try await clock.sleep(for: delay) } catch { return .failure(error) }
                 }
             }
         }

@@ -75,14 +75,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     /// The entry of the node at `index`.
     public subscript(index: Int) -> Entry {
         let node = nodes[index]
-        let outcome: OutcomeKind? =
-            switch node.status {
-            case .succeeded: .succeeded
-            case .failed: .failed
-            case .skipped: .skipped
-            case .cancelled: .cancelled
-            case .waiting, .ready, .running: nil
-            }
+        let outcome = node.status.outcomeKind
         let attempts = node.start == nil ? 0 : (retriedAttempts[index] ?? 1)
         return Entry(
             index: index, label: graph.label(index), kind: graph.kind(index),
@@ -104,12 +97,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// How many nodes ended with `outcome`.
     public func count(of outcome: OutcomeKind) -> Int {
-        nodes.reduce(0) { count, node in
-            switch (node.status, outcome) {
-            case (.succeeded, .succeeded), (.failed, .failed), (.skipped, .skipped), (.cancelled, .cancelled): count + 1
-            default: count
-            }
-        }
+        nodes.reduce(0) { count, node in node.status.outcomeKind == outcome ? count + 1 : count }
     }
 
     /// One line: how many nodes ended each way, and how long the run took.
@@ -195,4 +183,14 @@ struct GraphShape: Sendable {
     func typeName(_ index: Int) -> String { storage.bodies[index].defaultLabel }
     func kind(_ index: Int) -> NodeKind { storage.bodies[index].kind }
     func prerequisites(_ index: Int) -> [Int] { Array(storage.prerequisites(of: index)) }
+}
+
+/// Time since now on `clock`, as a closure that reads it: the one clock a run's report and its
+/// timeouts share (a test clock's run shows virtual times).
+func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
+    func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+    return start(clock)
 }

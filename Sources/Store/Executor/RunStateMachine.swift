@@ -1,18 +1,25 @@
 /// The bookkeeping of one graph run, and every decision about it.
 ///
 /// A plain value with no lock, task or callback (the shape of swift-async-algorithms' state
-/// machines). Each event (`start`, `takeSyncItem`, `syncItemApplied`, `asyncFinished`, `cancel`,
-/// ...) is a `mutating func` that updates the bookkeeping and returns ``Effects``: the async nodes to
-/// start, the workers to cancel, whether the run needs the store's pipeline, the waiters to resume.
-/// ``GraphRun`` is its shell: it takes its lock, feeds one event, releases the lock and performs the
-/// effects, so no user code ever runs while the lock is held. Waiters are numbers the shell hands
-/// out (it keeps the continuations), so tests drive the machine event by event with no task, lock
-/// or store.
+/// machines). Each event (`start`, `takeSyncItem`, `syncItemApplied`, `attemptStarting`,
+/// `asyncFinished`, `cancel`, ...) is a `mutating func` that updates the bookkeeping and returns
+/// ``RunSteps``: what to do, in order (the async nodes to start, the workers to cancel, whether the
+/// run needs the store's pipeline, the attempt that starts and its number, the nodes that ended,
+/// the waiters to resume, ...). ``GraphRun`` is its shell: it takes its lock, feeds one event
+/// (``handle(_:insidePipeline:)``), lets the run's observers see the steps, releases the lock and
+/// performs them, so no user code ever runs while the lock is held. Waiters are numbers the shell
+/// hands out (it keeps the continuations), so tests drive the machine event by event with no task,
+/// lock or store.
+///
+/// ## Attempts
+/// The machine numbers every attempt and keeps each node's retry budget: one count per node
+/// (`RunNodeState.attempts`, this launch's), added to what a durable run's earlier launches made
+/// (``EarlierLaunches``). The journal, the run's events and the report read the numbers it gives.
 ///
 /// ## Sync work and the pipeline
 /// Ready sync work (a node, the fallback of a failed node, or the graph's cancel action) waits in
 /// `readySync`, in the order it became ready. The run holds at most one *token* in the store's
-/// pipeline: `isScheduled` is true from the effect that asks for it (``Effects/schedule``) until
+/// pipeline: `isScheduled` is true from the effect that asks for it (``RunSteps/schedule``) until
 /// ``takeSyncItem(now:)`` or ``syncItemApplied(_:now:queuedWork:)`` answers `.idle`, and only those
 /// two events clear it. So whatever the pipeline does between two events, ready work is always
 /// either scheduled or being applied: the invariant that makes a run always finish.
@@ -63,31 +70,6 @@ struct RunStateMachine {
         case idle
     }
 
-    /// What the shell must do after an event.
-    struct Effects {
-        /// The event came from a thread applying actions in the store's pipeline, and the run now
-        /// holds its waiters until that thread leaves it: ask the store to call back then (see
-        /// ``holdWaiters(insidePipeline:_:)``).
-        var holdsWaiters = false
-        /// Async, delay and join nodes that just started: run each on a task.
-        var startAsync: [Int] = []
-        /// An async, delay or join node that just started, for the task whose node's end started
-        /// it to run next instead of a task of its own (see ``asyncFinished(_:_:attempts:now:handsOn:)``);
-        /// not in `startAsync`.
-        var handedOn: Int? = nil
-        /// Async nodes in flight that were cancelled: cancel their tasks.
-        var cancelWorkers: [Int] = []
-        /// Sync work became ready while the run was not scheduled: put the run in the store's pipeline.
-        var schedule = false
-        /// Waiters whose node (or the whole run) is terminal now.
-        var resume: [Waiter] = []
-        /// The run just finished: leave the store's registry.
-        var finished = false
-        /// Nodes that just became terminal, in the order they did; filled only when
-        /// ``reportsEndedNodes`` is set (the store has event observers).
-        var ended: [Int] = []
-    }
-
     private(set) var phase = Phase.notStarted
     private(set) var nodes: [NodeState]
     /// Reverse edges, compressed: node `i`'s dependents are
@@ -124,9 +106,12 @@ struct RunStateMachine {
     private var pendingFallbacks = 0
     /// The cancel action is queued or in hand, not yet applied: the run is not finished before it is.
     private(set) var isCancelActionPending = false
-    /// Whether events list the nodes that become terminal (``Effects/ended``). Off unless the
-    /// store has event observers, so an unobserved run pays nothing for them.
-    var reportsEndedNodes = false
+    /// Whether the run is observed (the store had event observers at dispatch): events then list
+    /// the nodes that become terminal (``RunSteps/ended``) and resume waiters behind the events
+    /// recorded before them. Off otherwise, so an unobserved run pays nothing for them.
+    var isObserved = false
+    /// Per async node, what its earlier launches did (a resumed durable run's; see ``EarlierLaunches``).
+    private var earlier = EarlierLaunches()
     private var nodeWaiters: [Int: [Waiter]] = [:]
     private var finishWaiters: [Waiter] = []
     /// Waiters for a node that had already ended while the run still had sync work ready or in
@@ -138,7 +123,7 @@ struct RunStateMachine {
     /// The latest time an event brought. Events may reach the machine in another order than the
     /// clock was read in (each caller reads it before taking the run's lock), so every event's time
     /// is at least this: times never go back, and no node starts before its prerequisites ended.
-    private var latest: Duration = .zero
+    private(set) var latestTime: Duration = .zero
 
     /// - Parameters:
     ///   - isSync: for each node in order, whether it is a sync node (applied by the pipeline)
@@ -204,7 +189,66 @@ struct RunStateMachine {
     /// The stored response of `node`: `nil` for `Void` or before it succeeded.
     func response(of node: Int) -> (any Sendable)? { responses.isEmpty ? nil : responses[node] }
 
+    /// How `node` ended (a `Void` response reads `()`); `nil` while it has not. The one mapping
+    /// from a node's status to its outcome, for waiters, events and reports.
+    func outcome(of node: Int) -> Outcome<any Sendable>? {
+        switch nodes[node].status {
+        case .succeeded: .succeeded(response(of: node) ?? ())
+        case .failed: .failed(errors[node] ?? GraphError.skipped)
+        case .skipped: .skipped
+        case .cancelled: .cancelled
+        case .waiting, .ready, .running: nil
+        }
+    }
+
+    /// The run as it stands now, for a graph of `shape`: a node that has not ended shows `nil`.
+    func report(shape: GraphShape) -> GraphReport {
+        GraphReport(
+            shape: shape, nodes: nodes, errors: errors, retriedAttempts: retriedAttempts,
+            finishedAt: isFinished ? lastEnd : nil)
+    }
+
     // MARK: Events
+
+    /// Feeds one event and returns its steps, in order. The shell's one entry: it also decides
+    /// which waiters are held until the pipeline is left (`insidePipeline`: the event comes from a
+    /// thread applying actions in the store's pipeline).
+    mutating func handle(_ event: consuming RunEvent, insidePipeline: Bool) -> RunSteps {
+        var steps: RunSteps
+        switch consume event {
+        case .start(let now, let earlier):
+            self.earlier = earlier
+            steps = start(now: now, endedBefore: earlier.endedBefore)
+        case .cancel(let now, let byStoreRelease):
+            steps = cancel(now: now, byStoreRelease: byStoreRelease)
+        case .takeSyncItem(let now):
+            steps = RunSteps()
+            let item = takeSyncItem(now: now)
+            steps.syncStep = item.map { .apply($0) } ?? .idle
+        case .syncItemApplied(let item, let now, let queuedWork):
+            let step: SyncStep
+            (steps, step) = syncItemApplied(item, now: now, queuedWork: queuedWork)
+            steps.syncStep = step
+        case .attemptStarting(let node, let now):
+            steps = RunSteps()
+            _ = advance(to: now)
+            steps.attemptStarted = attemptStarting(node)
+        case .asyncFinished(let node, let result, let now, let handsOn):
+            steps = asyncFinished(node, result, now: now, handsOn: handsOn)
+        case .awaitNode(let node, let waiter):
+            steps = RunSteps()
+            steps.resumesCaller = awaitNode(node, waiter) != nil
+        case .awaitFinish(let waiter):
+            steps = RunSteps()
+            steps.resumesCaller = awaitFinish(waiter) != nil
+        }
+        if case .apply(.node(let node)) = steps.syncStep {
+            steps.attemptStarted = AttemptStart(node: node, attempt: 1, inLaunch: 1)
+        }
+        holdWaiters(insidePipeline: insidePipeline, &steps)
+        steps.observed = isObserved
+        return steps
+    }
 
     /// Starts the run: fails the nodes built with bad input (and skips what depends on them), then
     /// releases every node with no prerequisites. Every node with a problem fails with its own error
@@ -215,9 +259,9 @@ struct RunStateMachine {
     ///   rule reaches it, in the order an uninterrupted run would (see the overview). A success
     ///   passes its response to its dependents; a failure skips them and queues its fallback when
     ///   `sendsFallback` (it was not applied before); a cancelled node is terminal at once.
-    mutating func start(now: Duration, endedBefore: [EndedBefore] = []) -> Effects {
+    mutating func start(now: Duration, endedBefore: [EndedBefore] = []) -> RunSteps {
         let now = advance(to: now)
-        var effects = Effects()
+        var effects = RunSteps()
         guard phase == .notStarted else { return effects }
         phase = .running
         for ended in endedBefore where nodes[ended.node].status == .waiting {
@@ -254,6 +298,7 @@ struct RunStateMachine {
         if case .node(let node) = item {
             nodes[node].status = .running
             nodes[node].start = now
+            nodes[node].attempts = 1
         }
         itemInHand = item
         return item
@@ -262,10 +307,10 @@ struct RunStateMachine {
     /// The pipeline applied `item` (or refused a fallback after a cancel). Accounts for it, releases
     /// what it unblocked, and decides what the pipeline does next: the next item, yield to the
     /// `queuedWork` the store has waiting, or leave.
-    mutating func syncItemApplied(_ item: SyncItem, now: Duration, queuedWork: Bool) -> (Effects, SyncStep) {
+    mutating func syncItemApplied(_ item: SyncItem, now: Duration, queuedWork: Bool) -> (RunSteps, SyncStep) {
         let now = advance(to: now)
         precondition(itemInHand == item, "OresRedux: \(item) was reported applied but was not taken")
-        var effects = Effects()
+        var effects = RunSteps()
         itemInHand = nil
         switch item {
         case .node(let node):
@@ -292,21 +337,39 @@ struct RunStateMachine {
         nodes[node].status == .running && phase == .running
     }
 
-    /// An async node ended after `attempts` attempts, with its response (`nil` for `Void`) or its
-    /// error. Ignored when the node was cancelled meanwhile.
+    /// An async node's task is about to make an attempt: its numbers, or `nil` when the node may
+    /// no longer run (the run was cancelled). The one count of a node's attempts.
+    mutating func attemptStarting(_ node: Int) -> AttemptStart? {
+        guard mayRun(node) else { return nil }
+        nodes[node].attempts += 1
+        let inLaunch = nodes[node].attempts
+        return AttemptStart(node: node, attempt: (earlier.attemptsMade[node] ?? 0) + inLaunch, inLaunch: inLaunch)
+    }
+
+    /// After a failed attempt of `node`: whether its retry budget allows another attempt, given
+    /// its policy's `maxAttempts`. The attempts that failed in a durable run's earlier launches
+    /// count against it, but one attempt is always left to a launch (a node out of attempts ended
+    /// before it, and is not run).
+    func mayRetry(_ node: Int, maxAttempts: Int) -> Bool {
+        let budget = Swift.max(1, maxAttempts - (earlier.attemptsFailed[node] ?? 0))
+        return nodes[node].attempts < budget
+    }
+
+    /// An async node ended, with its response (`nil` for `Void`) or its error, after the attempts
+    /// the machine counted. Ignored when the node was cancelled meanwhile.
     ///
     /// - Parameter handsOn: the node's task may run one node that this end starts, instead of a task
-    ///   of its own. Then the first node started is ``Effects/handedOn`` rather than in
+    ///   of its own. Then the first node started is ``RunSteps/handedOn`` rather than in
     ///   `startAsync`, unless the end also schedules sync work: the task applies that first, and
     ///   the next node must not wait for it.
     mutating func asyncFinished(
-        _ node: Int, _ result: consuming Result<(any Sendable)?, any Error>, attempts: Int,
+        _ node: Int, _ result: consuming Result<(any Sendable)?, any Error>,
         now: Duration, handsOn: Bool = false
-    ) -> Effects {
+    ) -> RunSteps {
         let now = advance(to: now)
-        var effects = Effects()
+        var effects = RunSteps()
         guard nodes[node].status == .running, phase == .running else { return effects }
-        if attempts > 1 { retriedAttempts[node] = attempts }
+        if nodes[node].attempts > 1 { retriedAttempts[node] = nodes[node].attempts }
         switch consume result {
         case .success(let response):
             if let response {
@@ -338,10 +401,16 @@ struct RunStateMachine {
     /// not for a run cancelled before it started (refused: dispatched from a reducer or after its
     /// store was released; none of its nodes ran), not when `byStoreRelease` (the store is going
     /// away; its pipeline takes no more actions), and never twice.
-    mutating func cancel(now: Duration, byStoreRelease: Bool = false) -> Effects {
+    ///
+    /// A cancel that counts (the run had not finished) is listed first
+    /// (``RunStep/runCancelled(byStoreRelease:)``: a durable run journals it). Every cancel waits for
+    /// a reducer call in progress (``RunStep/awaitReducerInProgress``).
+    mutating func cancel(now: Duration, byStoreRelease: Bool = false) -> RunSteps {
         let now = advance(to: now)
-        var effects = Effects()
+        var effects = RunSteps()
+        effects.awaitsReducer = true
         guard phase == .notStarted || phase == .running else { return effects }
+        effects.cancelledByStoreRelease = byStoreRelease
         let sendsCancelAction = hasCancelAction && phase == .running && !byStoreRelease
         phase = .cancelled
         isCancelled = true
@@ -411,10 +480,10 @@ struct RunStateMachine {
     /// left. An event on a thread applying actions (a sync node applied, a subscriber that cancels)
     /// makes the run hold its waiters until that thread leaves the pipeline, so that a node's
     /// waiter resumes after what subscribers and middleware dispatched in answer to it, the way a
-    /// `dispatch` returns after them. The first such event sets ``Effects/holdsWaiters`` (the shell
+    /// `dispatch` returns after them. The first such event sets ``RunSteps/holdsWaiters`` (the shell
     /// asks the store to call ``pipelineLeft()`` then); while waiters are held, every waiter an event
     /// resumes, or that would resume at once, joins them.
-    mutating func holdWaiters(insidePipeline: Bool, _ effects: inout Effects) {
+    mutating func holdWaiters(insidePipeline: Bool, _ effects: inout RunSteps) {
         if insidePipeline, heldForPipelineExit == nil {
             heldForPipelineExit = []
             effects.holdsWaiters = true
@@ -462,7 +531,7 @@ struct RunStateMachine {
     /// the async ones released so far, in release order, and a replayed sync node at the front of
     /// `readySync` while no item is in hand. Called at the end of every event that can release
     /// nodes, so the front of `readySync` is never a replay when the pipeline takes an item.
-    private mutating func playDueReplays(now: Duration, _ effects: inout Effects) {
+    private mutating func playDueReplays(now: Duration, _ effects: inout RunSteps) {
         guard !replays.isEmpty else { return }
         var played = 0
         while true {
@@ -491,7 +560,7 @@ struct RunStateMachine {
     }
 
     /// A released replay plays the end its journal recorded, as if it had just ended.
-    private mutating func play(_ node: Int, now: Duration, _ effects: inout Effects) {
+    private mutating func play(_ node: Int, now: Duration, _ effects: inout RunSteps) {
         guard let ended = replays.removeValue(forKey: node) else { return }
         nodes[node].start = now
         switch ended.result {
@@ -509,20 +578,20 @@ struct RunStateMachine {
         }
     }
 
-    private mutating func resumeSyncWorkWaiters(_ effects: inout Effects) {
+    private mutating func resumeSyncWorkWaiters(_ effects: inout RunSteps) {
         guard !syncWorkWaiters.isEmpty else { return }
         effects.resume += syncWorkWaiters
         syncWorkWaiters = []
     }
 
-    /// `time`, or the latest time seen if that is later (see `latest`).
+    /// `time`, or the latest time seen if that is later (see `latestTime`).
     private mutating func advance(to time: Duration) -> Duration {
-        latest = Swift.max(latest, time)
-        return latest
+        latestTime = Swift.max(latestTime, time)
+        return latestTime
     }
 
     /// - Parameter handingOn: an async node may go to the finishing node's task (see `asyncFinished`).
-    private mutating func release(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout Effects) {
+    private mutating func release(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
         if !replays.isEmpty, replays[node] != nil {
             // Ended in an earlier launch: never started again; its end plays where it is due.
             nodes[node].status = .ready
@@ -539,7 +608,7 @@ struct RunStateMachine {
         }
     }
 
-    private mutating func enqueueSync(_ item: SyncItem, _ effects: inout Effects) {
+    private mutating func enqueueSync(_ item: SyncItem, _ effects: inout RunSteps) {
         readySync.append(item)
         if !isScheduled {
             isScheduled = true
@@ -553,7 +622,7 @@ struct RunStateMachine {
         readyHead = 0
     }
 
-    private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout Effects) {
+    private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
         markTerminal(node, .succeeded, now: now, &effects)
         for edge in dependentStarts[node]..<dependentStarts[node + 1] {
             let dependent = dependents[edge]
@@ -563,7 +632,7 @@ struct RunStateMachine {
         }
     }
 
-    private mutating func markFailed(_ node: Int, _ error: any Error, now: Duration, _ effects: inout Effects) {
+    private mutating func markFailed(_ node: Int, _ error: any Error, now: Duration, _ effects: inout RunSteps) {
         markTerminal(node, .failed, now: now, &effects)
         errors[node] = error
         if nodesWithFallback.contains(node), phase == .running {
@@ -574,7 +643,7 @@ struct RunStateMachine {
 
     /// Marks everything downstream of `node` that is still waiting `.skipped`: none of it can have
     /// had all its prerequisites succeed.
-    private mutating func skipDependents(of node: Int, now: Duration, _ effects: inout Effects) {
+    private mutating func skipDependents(of node: Int, now: Duration, _ effects: inout RunSteps) {
         var stack = [node]
         while let failed = stack.popLast() {
             for edge in dependentStarts[failed]..<dependentStarts[failed + 1] {
@@ -586,18 +655,18 @@ struct RunStateMachine {
         }
     }
 
-    private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Duration, _ effects: inout Effects) {
+    private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Duration, _ effects: inout RunSteps) {
         nodes[node].status = terminal
         nodes[node].end = now
         lastEnd = Swift.max(lastEnd, now)
         terminalCount += 1
-        if reportsEndedNodes { effects.ended.append(node) }
+        if isObserved { effects.ended.append(node) }
         if !nodeWaiters.isEmpty, let waiters = nodeWaiters.removeValue(forKey: node) {
             effects.resume += waiters
         }
     }
 
-    private mutating func checkFinished(_ effects: inout Effects) {
+    private mutating func checkFinished(_ effects: inout RunSteps) {
         guard phase == .running || phase == .cancelled,
             terminalCount == nodes.count, pendingFallbacks == 0, !isCancelActionPending, itemInHand == nil
         else { return }
@@ -617,6 +686,17 @@ enum NodeStatus: UInt8, Sendable {
     case waiting, ready, running, succeeded, failed, skipped, cancelled
 
     var isTerminal: Bool { rawValue >= NodeStatus.succeeded.rawValue }
+
+    /// How a node with this status ended; `nil` while it has not.
+    var outcomeKind: OutcomeKind? {
+        switch self {
+        case .succeeded: .succeeded
+        case .failed: .failed
+        case .skipped: .skipped
+        case .cancelled: .cancelled
+        case .waiting, .ready, .running: nil
+        }
+    }
 }
 
 /// One node's bookkeeping in a run, as the state machine keeps it and a report reads it.
@@ -628,4 +708,6 @@ struct RunNodeState: Sendable {
     /// When it started and ended, since the run started; `nil` until then.
     var start: Duration?
     var end: Duration?
+    /// Attempts started in this launch (a sync node makes one).
+    var attempts = 0
 }

@@ -28,7 +28,7 @@
 struct PipelineMachine<Thread: Equatable> {
     /// What a thread that brings work must do.
     @usableFromInline
-    enum Entry: Equatable {
+    enum Arrival: Equatable {
         /// The thread is the applier now: apply the work, then take ``next()`` until it says leave.
         case apply
         /// The thread is already the applier: the work was queued as a follow-up of the current
@@ -87,7 +87,7 @@ struct PipelineMachine<Thread: Equatable> {
 
     /// A sync action dispatched on `thread`.
     @inlinable
-    mutating func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?, on thread: Thread) -> Entry {
+    mutating func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?, on thread: Thread) -> Arrival {
         if isClosed { return .closed }
         if applier == thread {
             followUps.append(.action(action, admit: admit))
@@ -98,14 +98,14 @@ struct PipelineMachine<Thread: Equatable> {
 
     /// A subscriber's first call, made on `thread` (`.queued`: call it in place).
     @inlinable
-    mutating func subscribe(on thread: Thread) -> Entry {
+    mutating func subscribe(on thread: Thread) -> Arrival {
         if isClosed { return .closed }
         if applier == thread { return .queued }
         return enter(thread)
     }
 
     /// A run's ready sync nodes, on `thread`: never `.wait`.
-    mutating func schedule(_ run: any PipelineRun, on thread: Thread) -> Entry {
+    mutating func schedule(_ run: any PipelineRun, on thread: Thread) -> Arrival {
         if applier == nil {
             applier = thread
             return .apply
@@ -120,7 +120,7 @@ struct PipelineMachine<Thread: Equatable> {
 
     /// A thread woken after `.wait` asks again: `.apply` once the pipeline is free, else `.wait`.
     @inlinable
-    mutating func enterAfterWaiting(on thread: Thread) -> Entry {
+    mutating func enterAfterWaiting(on thread: Thread) -> Arrival {
         if isClosed {
             waitingThreads -= 1
             return .closed
@@ -132,7 +132,7 @@ struct PipelineMachine<Thread: Equatable> {
     }
 
     @inlinable
-    mutating func enter(_ thread: Thread) -> Entry {
+    mutating func enter(_ thread: Thread) -> Arrival {
         if applier == nil {
             applier = thread
             return .apply

@@ -103,8 +103,8 @@ extension StoreCore {
     /// pipeline is free (or the store closed). Returns `.apply` (this thread applies now; `.wait`
     /// never comes back), `.queued`, `.handedOff` or `.closed`.
     func enterPipeline(
-        _ arrive: (inout PipelineMachine<ThreadID>, ThreadID) -> PipelineMachine<ThreadID>.Entry
-    ) -> PipelineMachine<ThreadID>.Entry {
+        _ arrive: (inout PipelineMachine<ThreadID>, ThreadID) -> PipelineMachine<ThreadID>.Arrival
+    ) -> PipelineMachine<ThreadID>.Arrival {
         let me = currentThreadID()
         stateLock.lock()
         var entry = arrive(&pipeline, me)
@@ -116,10 +116,10 @@ extension StoreCore {
     /// Waits until the pipeline is free (or the store closed), with the state lock held; returns
     /// what the machine then says (never `.wait`).
     @usableFromInline
-    func waitForPipeline(on me: ThreadID) -> PipelineMachine<ThreadID>.Entry {
+    func waitForPipeline(on me: ThreadID) -> PipelineMachine<ThreadID>.Arrival {
         // Never called inside a reducer of this store (its thread is the applier, which does not
         // wait), so the recursive lock is held once here and the wait releases it.
-        var entry = PipelineMachine<ThreadID>.Entry.wait
+        var entry = PipelineMachine<ThreadID>.Arrival.wait
         while entry == .wait {
             pipelineFree.wait(releasing: stateLock)
             entry = pipeline.enterAfterWaiting(on: me)

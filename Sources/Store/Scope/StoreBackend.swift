@@ -51,3 +51,20 @@ extension StoreCore: RunHost, StoreBackend {
         ScopeCore(root: self, read: { $0[keyPath: path] })
     }
 }
+
+extension StoreCore {
+    /// Starts `graph` in this store's pipeline; its nodes see `backend` (this store, or a scope).
+    /// A durable run's `durable` journal observes it.
+    func startGraph<S: Sendable>(
+        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil
+    ) -> GraphRun<S> {
+        let run = GraphRun(host: self, backend: backend, storage: graph.storage, durable: durable)
+        if refusesDispatchFromPureCode("a graph of \(graph.count) nodes", "it was cancelled") {
+            run.observe(ifStoreIsObserved: hasEventObservers)
+            run.cancel()
+            return run
+        }
+        run.start()
+        return run
+    }
+}

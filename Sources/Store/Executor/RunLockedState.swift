@@ -1,0 +1,125 @@
+/// What a ``GraphRun`` keeps behind its lock: its machine, its observers, and the tasks and
+/// continuations the machine knows by number.
+// Not nested in the generic `GraphRun`: a nested type would be generic too, and unspecialized code
+// would look up its metadata on every event.
+struct RunLockedState {
+    var machine: RunStateMachine
+    /// The store's count of its work, when it keeps one (a test store's).
+    let counter: WorkCounter?
+    /// When the run was created, on the store's clock.
+    let createdAt: Duration
+    /// Those who observe the run (the durable journal, the event recorder); set before its first event.
+    var observers: [any RunObserver] = []
+    var registration: UInt64?
+    /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
+    var waiters: [RunStateMachine.Waiter: ParkedWaiter] = [:]
+    var nextWaiter: RunStateMachine.Waiter = 0
+    /// The task of each async node in flight, by node; empty until the first one starts (then one
+    /// slot per node: one allocation for the run, and no hashing).
+    var tasks: [Task<Void, Never>?] = []
+    /// While the run's sync work waits for or is in the pipeline, the unit that counts it as
+    /// running work of a store that counts its work (see `WorkCounter`).
+    var scheduledUnit: WorkCounter.Unit? = nil
+
+    /// Feeds the machine one event, shows its steps to the observers (in the machine's order,
+    /// since the run's lock is held), and takes out of the tables what the steps name.
+    mutating func handle(_ event: RunEvent, insidePipeline: Bool = false) -> StepsToPerform {
+        let wasScheduled = machine.isScheduled
+        let finishedTask: Int? = if case .asyncFinished(let node, _, _, _) = event { node } else { nil }
+        let steps = machine.handle(event, insidePipeline: insidePipeline)
+        countScheduling(wasScheduled: wasScheduled)
+        observers.observe(steps, of: machine)
+        if let node = finishedTask { handOn(from: node, to: steps.handedOn) }
+        return StepsToPerform(
+            steps: steps,
+            tasks: steps.cancelWorkers.compactMap { node in tasks.isEmpty ? nil : tasks[node].take() },
+            waiters: steps.resume.compactMap { waiters.removeValue(forKey: $0) },
+            registration: steps.finished ? registration : nil, observers: steps.syncStep == nil ? [] : observers)
+    }
+
+    /// Feeds the machine a wait (`event`, given the waiter's number); keeps the continuation until
+    /// a step resumes it, unless the steps resume it at once (``RunStep/resumeCaller(behindEvents:)``).
+    mutating func wait(
+        _ waiter: ParkedWaiter, _ event: (RunStateMachine.Waiter) -> RunEvent
+    ) -> StepsToPerform {
+        nextWaiter += 1
+        let performable = handle(event(nextWaiter))
+        if !performable.steps.resumesCaller { waiters[nextWaiter] = waiter }
+        return performable
+    }
+
+    /// Whether the shell holds the handle of `node`'s task: only then may the task run a node its
+    /// end releases (a task that outran `startTask` has no handle yet, and a handle stored late
+    /// must not be taken for the next node's).
+    func holdsTask(of node: Int) -> Bool {
+        !tasks.isEmpty && tasks[node] != nil
+    }
+
+    /// After `node`'s task ended it: moves the task's handle to `next`, the node the machine handed
+    /// on to the same task, so that `cancel()` reaches whichever node the task runs; drops it
+    /// when nothing was handed on.
+    private mutating func handOn(from node: Int, to next: Int?) {
+        guard !tasks.isEmpty, let task = tasks[node].take(), let next else { return }
+        tasks[next] = task
+    }
+
+    /// The responses of a node's `prerequisites`, which have all succeeded.
+    func inputs(from prerequisites: ArraySlice<Int>) -> NodeInputs {
+        NodeInputs(responses: prerequisites.map { machine.response(of: $0) })
+    }
+
+    /// Counts the run's sync work as running work of the store from the moment the machine asks
+    /// for the pipeline until it says the run is idle: while it waits for the pipeline behind
+    /// another thread's actions, no task of the run may run, yet the store is not quiet.
+    private mutating func countScheduling(wasScheduled: Bool) {
+        guard let counter, machine.isScheduled != wasScheduled else { return }
+        if machine.isScheduled {
+            scheduledUnit = counter.begin("ready sync nodes of a run, waiting for the pipeline", isTask: false)
+        } else {
+            scheduledUnit.take()?.end()
+        }
+    }
+
+    /// The waiters held until the pipeline's exit, now that it is left.
+    mutating func takeHeldWaiters() -> [ParkedWaiter] {
+        machine.pipelineLeft().compactMap { waiters.removeValue(forKey: $0) }
+    }
+}
+
+/// An event's steps, with the tasks and continuations they name, taken out under the run's lock.
+struct StepsToPerform {
+    let steps: RunSteps
+    /// The tasks of ``RunStep/cancelTasks``.
+    let tasks: [Task<Void, Never>]
+    /// The continuations of the waiters a step resumes.
+    let waiters: [ParkedWaiter]
+    /// The run's place in the store's registry, when the run finished.
+    let registration: UInt64?
+    /// The observers around the application of the sync item a step names (none otherwise).
+    let observers: [any RunObserver]
+}
+
+/// The budget of one async node's attempts, kept by its run's machine: asked before each attempt
+/// (which the run's observers see start) and after each failed one.
+struct RunAttempts: AttemptBudget {
+    let state: LockedValue<RunLockedState>
+    let node: Int
+    let host: any RunHost
+    /// The store's time since its creation: with the run's creation, the run's time, for the start
+    /// of an attempt.
+    let sinceCreation: @Sendable () -> Duration
+
+    func startAttempt() -> AttemptStart? {
+        let now = sinceCreation()
+        let (steps, start) = state.withLock { state in
+            let performable = state.handle(.attemptStarting(node: node, now: now - state.createdAt))
+            return (performable.steps, performable.steps.attemptStarted)
+        }
+        for case .deliverEvents in steps { host.deliverEvents() }
+        return start
+    }
+
+    func mayRetry(maxAttempts: Int) -> Bool {
+        state.withLock { $0.machine.mayRetry(node, maxAttempts: maxAttempts) }
+    }
+}
