@@ -18,6 +18,7 @@ import json
 import os
 import re
 import resource
+import select
 import selectors
 import socket
 import sys
@@ -295,7 +296,12 @@ while holder_tries < HOLDER_TRIES and time.time() - start < 3 * request_timeout 
             slow_clients[index] = open_slow()
             reconnected += 1
     if time.time() < next_holder:
-        time.sleep(0.005)
+        # Wait for what this loop acts on: a slow client answered or closed, or the next trickle or
+        # holder's turn, whichever comes first.
+        live = [s for s in slow_clients if s is not None]
+        wake = min(next_holder, next_trickle) - time.time()
+        if live and wake > 0:
+            select.select(live, [], [], wake)
         continue
     next_holder += holder_every
     holder_tries += 1
@@ -330,7 +336,9 @@ while dispatched < 20000 and time.time() < deadline and sum(answers.values()) < 
     code, text = dispatch_again(target)
     answers[code] = answers.get(code, 0) + 1
     if code == 429:
-        time.sleep(0.02)
+        # The app is behind on the commands queued; a status round trip is answered once the
+        # server's thread comes back to it, and the flood tries again after it.
+        status_json()
         continue
     if code == 404:
         oldest = re.search(r"oldest kept is step (\d+)", text)
