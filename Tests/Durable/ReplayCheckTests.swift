@@ -108,26 +108,36 @@ private func todayWith(
 ) -> ReplayCheck<PostState> {
     today { durable in
         durable.register("publishPost", parameters: PostDraft.self) { draft in
-            var graph = ActionGraph<PostState>()
-            let upload = graph.run(UploadPhoto(photo: draft.photo))
-            graph.setLabel(uploadLabel, for: upload)
-            if uploadIsDurable { graph.setDurable(upload, inDoubt: .rerunWithSameKey) }
-            let post = graph.run(after: upload) { url in CreatePost(url: url) }
-            graph.setLabel(postLabel, for: post)
-            graph.setDurable(post, inDoubt: .failInDoubt)
-            if show && showAfterUpload {
-                graph.setLabel("show", for: graph.send(after: upload) { url in ShowPhoto(url: url) })
-            } else if show {
-                graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
-            }
-            if notify {
-                let notify = graph.run(after: post) { id in NotifyFollowers(postID: id) }
-                graph.setLabel("notify", for: notify)
-                graph.setDurable(notify, inDoubt: .rerunWithSameKey)
-            }
-            return graph
+            publishPost(
+                photo: draft.photo, upload: uploadLabel, post: postLabel, show: show, showAfterUpload: showAfterUpload,
+                notify: notify, uploadIsDurable: uploadIsDurable)
         }
     }
+}
+
+/// The recorded graph for `photo`, changed as the arguments say (see `todayWith`).
+private func publishPost(
+    photo: String, upload uploadLabel: String = "upload", post postLabel: String = "post", show: Bool = true,
+    showAfterUpload: Bool = false, notify: Bool = false, uploadIsDurable: Bool = true
+) -> ActionGraph<PostState> {
+    var graph = ActionGraph<PostState>()
+    let upload = graph.run(UploadPhoto(photo: photo))
+    graph.setLabel(uploadLabel, for: upload)
+    if uploadIsDurable { graph.setDurable(upload, inDoubt: .rerunWithSameKey) }
+    let post = graph.run(after: upload) { url in CreatePost(url: url) }
+    graph.setLabel(postLabel, for: post)
+    graph.setDurable(post, inDoubt: .failInDoubt)
+    if show && showAfterUpload {
+        graph.setLabel("show", for: graph.send(after: upload) { url in ShowPhoto(url: url) })
+    } else if show {
+        graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
+    }
+    if notify {
+        let notify = graph.run(after: post) { id in NotifyFollowers(postID: id) }
+        graph.setLabel("notify", for: notify)
+        graph.setDurable(notify, inDoubt: .rerunWithSameKey)
+    }
+    return graph
 }
 
 /// `runs` with their start's fingerprint cut back to its digest, as builds before the fingerprint
@@ -233,15 +243,7 @@ struct ReplayCheckTests {
     func parameterFieldRenamedToOptional() async throws {
         let durable = today { durable in
             durable.register("publishPost", parameters: CaptionedDraft.self) { draft in
-                var graph = ActionGraph<PostState>()
-                let upload = graph.run(UploadPhoto(photo: draft.photo))
-                graph.setLabel("upload", for: upload)
-                graph.setDurable(upload, inDoubt: .rerunWithSameKey)
-                let post = graph.run(after: upload) { url in CreatePost(url: url) }
-                graph.setLabel("post", for: post)
-                graph.setDurable(post, inDoubt: .failInDoubt)
-                graph.setLabel("show", for: graph.send(after: post) { id in ShowPost(id: id) })
-                return graph
+                publishPost(photo: draft.photo)
             }
         }
         let findings = durable.findings(try await recordedRuns())
