@@ -41,6 +41,14 @@ enum RunStep: Equatable {
     case apply(RunStateMachine.SyncItem)
     /// Go back in line behind the work the store has queued (the run stays scheduled).
     case yieldToQueuedWork
+
+    /// A step without its payload (``RunSteps`` keeps the payloads): the order of the cases is the
+    /// order in which an event's steps are done. `resume` stands for both kinds of resume.
+    enum Kind: Int {
+        case runCancelled, attemptStarted, nodeEnded, runFinished, awaitReducerInProgress, startTask
+        case cancelTasks, handOn, deliverEvents, schedule, holdWaitersUntilPipelineExit, resume
+        case resumeCaller, leaveRegistry, apply, yieldToQueuedWork
+    }
 }
 
 /// An attempt as it starts: its number, which counts every attempt of the node, those of a
@@ -78,22 +86,21 @@ enum RunEvent {
 
 /// An event's steps, in the order they must be done.
 ///
-/// Kept as fields rather than an array, so that an event allocates nothing unless it lists
-/// nodes or waiters; iterating yields them as ``RunStep``s in the one order the machine decides:
-/// what observers record first, then the tasks, the events' delivery, the pipeline, the waiters
-/// (behind the events and the sync work they wait for), the registry, and the pipeline's next item.
+/// Kept as fields rather than a list, so that an event allocates nothing unless it names nodes or
+/// waiters and copies nothing to be walked: ``kinds`` lists the kinds of step present, in the one
+/// order the machine decides (what observers record first, then the tasks, the events' delivery,
+/// the pipeline, the waiters behind the events and the sync work they wait for, the registry, and
+/// the pipeline's next item), and the fields hold their nodes and waiters. Iterating yields the
+/// same steps as ``RunStep``s, one per node or waiter list.
 struct RunSteps: Sequence {
-    /// The cancel counted, and whether the store's release was its cause (see
-    /// ``RunStep/runCancelled(byStoreRelease:)``); `nil` for other events.
-    var cancelledByStoreRelease: Bool? = nil
+    /// The kinds of step that carry no payload, as they are set; ``kinds`` adds those of the fields.
+    private var flags = Kinds()
+    /// Whether the store's release caused the cancel, when one counted (see ``cancelledByStoreRelease``).
+    private var byStoreRelease = false
     var attemptStarted: AttemptStart? = nil
     /// Nodes that just became terminal, in the order they did; filled only when the run is
     /// observed (``RunStateMachine/isObserved``).
     var ended: [Int] = []
-    /// The run just finished.
-    var finished = false
-    /// A cancel: wait for a reducer call in progress before anything else.
-    var awaitsReducer = false
     /// Async, delay and join nodes that just started: run each on a task.
     var startAsync: [Int] = []
     /// Async nodes in flight that were cancelled: cancel their tasks.
@@ -101,79 +108,147 @@ struct RunSteps: Sequence {
     /// An async node that just started, for the task whose node's end started it to run next
     /// (see ``RunStateMachine/asyncFinished(_:_:now:handsOn:)``); not in `startAsync`.
     var handedOn: Int? = nil
-    /// The run is observed: deliver the events its observers queued, and resume waiters behind them.
-    var observed = false
-    /// Sync work became ready while the run was not scheduled: put the run in the store's pipeline.
-    var schedule = false
-    /// The event came from a thread applying actions in the store's pipeline, and the run now
-    /// holds its waiters until that thread leaves it (see ``RunStateMachine/holdWaiters(insidePipeline:_:)``).
-    var holdsWaiters = false
     /// Waiters whose node (or the whole run) is terminal now.
     var resume: [RunStateMachine.Waiter] = []
-    /// The waiter whose wait was the event resumes now.
-    var resumesCaller = false
     /// What the pipeline does next, after a sync item was taken or applied; `nil` for other events.
     var syncStep: RunStateMachine.SyncStep? = nil
+
+    /// The cancel counted, and whether the store's release was its cause (see
+    /// ``RunStep/runCancelled(byStoreRelease:)``); `nil` for other events.
+    var cancelledByStoreRelease: Bool? {
+        get { flags.contains(.runCancelled) ? byStoreRelease : nil }
+        set {
+            flags.set(.runCancelled, newValue != nil)
+            byStoreRelease = newValue ?? false
+        }
+    }
+    /// The run just finished (it then leaves the store's registry).
+    var finished: Bool {
+        get { flags.contains(.runFinished) }
+        set {
+            flags.set(.runFinished, newValue)
+            flags.set(.leaveRegistry, newValue)
+        }
+    }
+    /// A cancel: wait for a reducer call in progress before anything else.
+    var awaitsReducer: Bool {
+        get { flags.contains(.awaitReducerInProgress) }
+        set { flags.set(.awaitReducerInProgress, newValue) }
+    }
+    /// The run is observed: deliver the events its observers queued, and resume waiters behind them.
+    var observed: Bool {
+        get { flags.contains(.deliverEvents) }
+        set { flags.set(.deliverEvents, newValue) }
+    }
+    /// Sync work became ready while the run was not scheduled: put the run in the store's pipeline.
+    var schedule: Bool {
+        get { flags.contains(.schedule) }
+        set { flags.set(.schedule, newValue) }
+    }
+    /// The event came from a thread applying actions in the store's pipeline, and the run now
+    /// holds its waiters until that thread leaves it (see ``RunStateMachine/holdWaiters(insidePipeline:_:)``).
+    var holdsWaiters: Bool {
+        get { flags.contains(.holdWaitersUntilPipelineExit) }
+        set { flags.set(.holdWaitersUntilPipelineExit, newValue) }
+    }
+    /// The waiter whose wait was the event resumes now.
+    var resumesCaller: Bool {
+        get { flags.contains(.resumeCaller) }
+        set { flags.set(.resumeCaller, newValue) }
+    }
+
+    /// The kinds of step this event lists, in the order they are done.
+    var kinds: Kinds {
+        var kinds = flags
+        if attemptStarted != nil { kinds.set(.attemptStarted, true) }
+        if !ended.isEmpty { kinds.set(.nodeEnded, true) }
+        if !startAsync.isEmpty { kinds.set(.startTask, true) }
+        if !cancelWorkers.isEmpty { kinds.set(.cancelTasks, true) }
+        if handedOn != nil { kinds.set(.handOn, true) }
+        if !resume.isEmpty { kinds.set(.resume, true) }
+        switch syncStep {
+        case .apply: kinds.set(.apply, true)
+        case .yield: kinds.set(.yieldToQueuedWork, true)
+        case .idle, nil: break
+        }
+        return kinds
+    }
+
+    /// A set of step kinds, one bit each, that yields them in the order they are done.
+    struct Kinds: Sequence, IteratorProtocol {
+        private var bits: UInt16 = 0
+
+        mutating func set(_ kind: RunStep.Kind, _ present: Bool) {
+            if present { bits |= 1 << kind.rawValue } else { bits &= ~(1 << kind.rawValue) }
+        }
+
+        func contains(_ kind: RunStep.Kind) -> Bool { bits & (1 << kind.rawValue) != 0 }
+
+        mutating func next() -> RunStep.Kind? {
+            guard bits != 0 else { return nil }
+            let kind = RunStep.Kind(rawValue: bits.trailingZeroBitCount)!
+            bits &= bits - 1
+            return kind
+        }
+    }
+
+    /// The step of `kind` with its payload; for the kinds that list nodes, the one at `index`.
+    /// `kind` is one of ``kinds``.
+    func step(_ kind: RunStep.Kind, at index: Int = 0) -> RunStep {
+        switch kind {
+        case .runCancelled: .runCancelled(byStoreRelease: cancelledByStoreRelease ?? false)
+        case .attemptStarted: .attemptStarted(attemptStarted!)
+        case .nodeEnded: .nodeEnded(ended[index])
+        case .runFinished: .runFinished
+        case .awaitReducerInProgress: .awaitReducerInProgress
+        case .startTask: .startTask(startAsync[index])
+        case .cancelTasks: .cancelTasks
+        case .handOn: .handOn(handedOn!)
+        case .deliverEvents: .deliverEvents
+        case .schedule: .schedule
+        case .holdWaitersUntilPipelineExit: .holdWaitersUntilPipelineExit
+        case .resume: observed ? .resumeBehindEvents(resume) : .resume(resume)
+        case .resumeCaller: .resumeCaller(behindEvents: observed)
+        case .leaveRegistry: .leaveRegistry
+        case .apply:
+            if case .apply(let item) = syncStep {
+                .apply(item)
+            } else {
+                preconditionFailure("OresRedux: no item to apply")
+            }
+        case .yieldToQueuedWork: .yieldToQueuedWork
+        }
+    }
+
+    /// How many steps of `kind` there are: one per node for the kinds that list nodes.
+    private func count(of kind: RunStep.Kind) -> Int {
+        switch kind {
+        case .nodeEnded: ended.count
+        case .startTask: startAsync.count
+        default: 1
+        }
+    }
 
     func makeIterator() -> Iterator { Iterator(steps: self) }
 
     struct Iterator: IteratorProtocol {
         let steps: RunSteps
-        /// Which group of steps comes next, and the position in that group's list.
-        private var group = 0
-        private var index = 0
+        private var kinds: Kinds
+        private var current: (kind: RunStep.Kind, index: Int)?
 
-        init(steps: RunSteps) { self.steps = steps }
+        init(steps: RunSteps) {
+            self.steps = steps
+            self.kinds = steps.kinds
+        }
 
         mutating func next() -> RunStep? {
-            while true {
-                defer { index += 1 }
-                let at = index
-                switch group {
-                case 0:
-                    if let byStoreRelease = steps.cancelledByStoreRelease, at == 0 {
-                        return .runCancelled(byStoreRelease: byStoreRelease)
-                    }
-                case 1:
-                    if let started = steps.attemptStarted, at == 0 { return .attemptStarted(started) }
-                case 2:
-                    if at < steps.ended.count { return .nodeEnded(steps.ended[at]) }
-                case 3:
-                    if steps.finished, at == 0 { return .runFinished }
-                case 4:
-                    if steps.awaitsReducer, at == 0 { return .awaitReducerInProgress }
-                case 5:
-                    if at < steps.startAsync.count { return .startTask(steps.startAsync[at]) }
-                case 6:
-                    if !steps.cancelWorkers.isEmpty, at == 0 { return .cancelTasks }
-                case 7:
-                    if let next = steps.handedOn, at == 0 { return .handOn(next) }
-                case 8:
-                    if steps.observed, at == 0 { return .deliverEvents }
-                case 9:
-                    if steps.schedule, at == 0 { return .schedule }
-                case 10:
-                    if steps.holdsWaiters, at == 0 { return .holdWaitersUntilPipelineExit }
-                case 11:
-                    if !steps.resume.isEmpty, at == 0 {
-                        return steps.observed ? .resumeBehindEvents(steps.resume) : .resume(steps.resume)
-                    }
-                case 12:
-                    if steps.resumesCaller, at == 0 { return .resumeCaller(behindEvents: steps.observed) }
-                case 13:
-                    if steps.finished, at == 0 { return .leaveRegistry }
-                case 14:
-                    switch steps.syncStep {
-                    case .apply(let item) where at == 0: return .apply(item)
-                    case .yield where at == 0: return .yieldToQueuedWork
-                    default: break
-                    }
-                default:
-                    return nil
-                }
-                group += 1
-                index = -1
+            if let (kind, index) = current, index < steps.count(of: kind) {
+                current = (kind, index + 1)
+                return steps.step(kind, at: index)
             }
+            guard let kind = kinds.next() else { return nil }
+            current = (kind, 1)
+            return steps.step(kind)
         }
     }
 }
