@@ -16,7 +16,11 @@ extension GraphRun {
                     if case .fallback = item { { [state] in state.withLock { $0.machine.mayApplyFallback } } } else {
                         nil
                     }
-                observers.apply(item, on: core) { core.apply(action, admit: admit) }
+                if observers.isEmpty {
+                    core.apply(action, admit: admit)
+                } else {
+                    observers.apply(item, on: core) { core.apply(action, admit: admit) }
+                }
             }
             let (now, queuedWork) = (elapsed(), core.hasFollowUps)
             next = perform(
@@ -129,5 +133,21 @@ extension GraphRun {
             })
         guard case .handOn(let next) = next else { return nil }
         return (next, workCounter.begin(unitName(of: next)))
+    }
+}
+
+/// What the caller of `GraphRun.perform` goes on with (not nested: see `RunLockedState`).
+enum NextForCaller {
+    case none
+    /// The async node the machine handed on to the task that ended a node.
+    case handOn(Int)
+    /// The sync item the pipeline applies next.
+    case apply(RunStateMachine.SyncItem, [any RunObserver])
+}
+
+extension GraphRun: PipelineRun {
+    @usableFromInline
+    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
+        state.withLock { ($0.takeHeldWaiters(), $0.machine.isObserved) }
     }
 }

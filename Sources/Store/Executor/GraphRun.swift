@@ -73,7 +73,8 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Records the run's events when the store is observed. Called before the run's first event.
     func observe(ifStoreIsObserved isObserved: Bool) {
-        guard let recorder = RunEventRecorder.ifObserved(isObserved, hub: core.events, storage: storage) else {
+        guard isObserved, let recorder = RunEventRecorder.ifObserved(isObserved, hub: core.events, storage: storage)
+        else {
             return
         }
         state.withLock { state in
@@ -239,21 +240,5 @@ public final class GraphRun<State: Sendable>: Sendable {
             }
         }
         return next
-    }
-}
-
-/// What the caller of `GraphRun.perform` goes on with (not nested: see `RunLockedState`).
-enum NextForCaller {
-    case none
-    /// The async node the machine handed on to the task that ended a node.
-    case handOn(Int)
-    /// The sync item the pipeline applies next.
-    case apply(RunStateMachine.SyncItem, [any RunObserver])
-}
-
-extension GraphRun: PipelineRun {
-    @usableFromInline
-    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
-        state.withLock { ($0.takeHeldWaiters(), $0.machine.isObserved) }
     }
 }
