@@ -302,12 +302,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         events.close()
     }
 
-    /// Work in flight that closing the store cancels: its cancel closure, or a graph run.
-    private enum InFlightWork: Sendable {
-        case closure(@Sendable () -> Void)
-        case run(any PipelineRun)
-    }
-
     /// The state, and how many actions the reducer has applied to it.
     ///
     /// The count also keeps the store's stored property from being empty when `State` is (a store
@@ -322,4 +316,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         @usableFromInline
         init(value: State) { self.value = value }
     }
+}
+
+/// Work in flight that closing a store cancels: its cancel closure, or a graph run.
+// Not nested in the generic `StoreCore`: a nested type would be generic too, and the registry's
+// table of it would look up generic metadata on every registration.
+private enum InFlightWork: Sendable {
+    case closure(@Sendable () -> Void)
+    case run(any PipelineRun)
 }

@@ -16,7 +16,11 @@ extension GraphRun {
                     if case .fallback = item { { [state] in state.withLock { $0.machine.mayApplyFallback } } } else {
                         nil
                     }
-                observers.apply(item, on: core) { core.apply(action, admit: admit) }
+                if observers.isEmpty {
+                    core.apply(action, admit: admit)
+                } else {
+                    observers.apply(item, on: core) { core.apply(action, admit: admit) }
+                }
             }
             let (now, queuedWork) = (elapsed(), core.hasFollowUps)
             next = perform(
@@ -84,40 +88,66 @@ extension GraphRun {
     /// this task to run next, with its unit begun (while this node's still counts, so that the
     /// store never looks quiet in between), or `nil` when the task is done.
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
-        // What comes before and after the attempts is in sync functions: the task keeps this frame
-        // while the node's action runs, and every local of an async function takes room in it.
-        guard let plan = attemptPlan(of: node) else { return nil }
+        // What comes before and after the attempts is in sync functions, never inlined: the task
+        // keeps this frame while the node's action runs, and every local of an async function
+        // (an inlined function's included) takes room in it.
+        guard let inputs = inputsIfItMayRun(node) else { return nil }
+        let plan = attemptPlan(of: node, inputs)
         unit?.note("started its attempts")
         let result = await Attempts.run(plan, clock: clock)
         unit?.note("ended its attempts")
-        guard let next = asyncFinished(node, result) else { return nil }
-        return (next, workCounter.begin(unitName(of: next)))
+        return asyncFinished(node, result)
     }
 
-    /// `node`'s attempts, with its inputs read in the same look as whether it may still run;
-    /// `nil` when it may not (the run was cancelled).
-    private func attemptPlan(of node: Int) -> AttemptPlan<ResponseSlot, RunAttempts>? {
+    /// `node`'s inputs, read in the same look as whether it may still run; `nil` when it may not
+    /// (the run was cancelled).
+    @inline(never)  // see `runAsync`
+    private func inputsIfItMayRun(_ node: Int) -> NodeInputs? {
         let readsResponses = if case .async(_, _, readsResponses: true) = storage.bodies[node] { true } else { false }
         let prerequisites = readsResponses ? storage.prerequisites(of: node) : nil
-        let inputs = state.withLock { state -> NodeInputs? in
+        return state.withLock { state -> NodeInputs? in
             guard state.machine.mayRun(node) else { return nil }
             return prerequisites.map { state.inputs(from: $0) } ?? NodeInputs(responses: [])
         }
-        guard let inputs else { return nil }
-        return AttemptPlan(
-            node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
-            budget: RunAttempts(
-                state: state, node: node, host: core, sinceCreation: sinceCreation))
     }
 
-    /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task.
-    private func asyncFinished(_ node: Int, _ result: Result<ResponseSlot, any Error>) -> Int? {
+    /// `node`'s attempts, given its inputs.
+    @inline(never)  // see `runAsync`
+    private func attemptPlan(of node: Int, _ inputs: NodeInputs) -> AttemptPlan<ResponseSlot, RunAttempts> {
+        AttemptPlan(
+            node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
+            budget: RunAttempts(state: state, node: node, host: core, sinceCreation: sinceCreation))
+    }
+
+    /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task,
+    /// with its unit begun.
+    @inline(never)  // see `runAsync`
+    private func asyncFinished(
+        _ node: Int, _ result: Result<ResponseSlot, any Error>
+    ) -> (node: Int, unit: WorkCounter.Unit?)? {
         let now = elapsed()
         let next = perform(
             state.withLock {
-                $0.handle(.asyncFinished(node: node, result, now: now, handsOn: $0.holdsTask(of: node)))
+                $0.handle(
+                    .asyncFinished(node: node, result, now: now, handsOn: $0.holdsTask(of: node)), finishedTask: node)
             })
-        if case .handOn(let node) = next { return node }
-        return nil
+        guard case .handOn(let next) = next else { return nil }
+        return (next, workCounter.begin(unitName(of: next)))
+    }
+}
+
+/// What the caller of `GraphRun.perform` goes on with (not nested: see `RunLockedState`).
+enum NextForCaller {
+    case none
+    /// The async node the machine handed on to the task that ended a node.
+    case handOn(Int)
+    /// The sync item the pipeline applies next.
+    case apply(RunStateMachine.SyncItem, [any RunObserver])
+}
+
+extension GraphRun: PipelineRun {
+    @usableFromInline
+    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
+        state.withLock { ($0.takeHeldWaiters(), $0.machine.isObserved) }
     }
 }

@@ -73,7 +73,8 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Records the run's events when the store is observed. Called before the run's first event.
     func observe(ifStoreIsObserved isObserved: Bool) {
-        guard let recorder = RunEventRecorder.ifObserved(isObserved, hub: core.events, storage: storage) else {
+        guard isObserved, let recorder = RunEventRecorder.ifObserved(isObserved, hub: core.events, storage: storage)
+        else {
             return
         }
         state.withLock { state in
@@ -199,51 +200,45 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Performs the steps the machine decided, in order, with the run's lock released; returns
     /// what the caller goes on with (a node handed on to its task, an item to apply).
     @discardableResult
-    func perform(_ performable: StepsToPerform, caller: ParkedWaiter? = nil) -> NextForCaller {
+    func perform(_ performable: StepsToPerform) -> NextForCaller {
+        perform(performable, caller: nil)
+    }
+
+    /// `perform(_:)`, for a wait's steps: `caller` is the waiter whose wait was the event.
+    @inline(__always) @discardableResult
+    private func perform(_ performable: StepsToPerform, caller: ParkedWaiter?) -> NextForCaller {
         var next = NextForCaller.none
-        for step in performable.steps {
-            switch step {
+        for kind in performable.steps.kinds {
+            switch kind {
             case .runCancelled, .attemptStarted, .nodeEnded, .runFinished: break  // the observers' steps
             case .awaitReducerInProgress: core.stateLock.withLock {}
-            case .startTask(let node): startTask(node)
+            case .startTask: for node in performable.steps.startAsync { startTask(node) }
             case .cancelTasks: for task in performable.tasks { task.cancel() }
-            case .handOn(let node): next = .handOn(node)
+            case .handOn: next = performable.steps.handedOn.map { .handOn($0) } ?? .none
             case .deliverEvents: core.deliverEvents()
             case .schedule: core.schedule(self)
             case .holdWaitersUntilPipelineExit: core.resumeAtPipelineExit(self)
-            case .resume: for waiter in performable.waiters { waiter.resume() }
-            case .resumeBehindEvents:
-                core.events.enqueue([.resume(performable.waiters)])
-                core.deliverEvents()
-            case .resumeCaller(let behindEvents):
+            case .resume:
+                if performable.steps.observed {
+                    core.events.enqueue([.resume(performable.waiters)])
+                    core.deliverEvents()
+                } else {
+                    for waiter in performable.waiters { waiter.resume() }
+                }
+            case .resumeCaller:
                 guard let caller else { break }
-                if behindEvents {
+                if performable.steps.observed {
                     core.events.enqueue([.resume([caller])])
                     core.deliverEvents()
                 } else {
                     caller.resume()
                 }
             case .leaveRegistry: if let id = performable.registration { core.unregister(id) }
-            case .apply(let item): next = .apply(item, performable.observers)
+            case .apply:
+                if case .apply(let item) = performable.steps.syncStep { next = .apply(item, performable.observers) }
             case .yieldToQueuedWork: core.requeue(self)
             }
         }
         return next
-    }
-}
-
-/// What the caller of `GraphRun.perform` goes on with (not nested: see `RunLockedState`).
-enum NextForCaller {
-    case none
-    /// The async node the machine handed on to the task that ended a node.
-    case handOn(Int)
-    /// The sync item the pipeline applies next.
-    case apply(RunStateMachine.SyncItem, [any RunObserver])
-}
-
-extension GraphRun: PipelineRun {
-    @usableFromInline
-    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
-        state.withLock { ($0.takeHeldWaiters(), $0.machine.isObserved) }
     }
 }

@@ -23,18 +23,48 @@ struct RunLockedState {
 
     /// Feeds the machine one event, shows its steps to the observers (in the machine's order,
     /// since the run's lock is held), and takes out of the tables what the steps name.
-    mutating func handle(_ event: RunEvent, insidePipeline: Bool = false) -> StepsToPerform {
-        let wasScheduled = machine.isScheduled
-        let finishedTask: Int? = if case .asyncFinished(let node, _, _, _) = event { node } else { nil }
-        let steps = machine.handle(event, insidePipeline: insidePipeline)
-        countScheduling(wasScheduled: wasScheduled)
-        observers.observe(steps, of: machine)
+    ///
+    /// - Parameter finishedTask: the async node whose task reports its end in `event`, if any.
+    mutating func handle(
+        _ event: consuming RunEvent, insidePipeline: Bool = false, finishedTask: Int? = nil
+    ) -> StepsToPerform {
+        let steps = observe(event, insidePipeline: insidePipeline)
         if let node = finishedTask { handOn(from: node, to: steps.handedOn) }
+        // `steps` last: every other argument reads it, and then it moves instead of being copied.
         return StepsToPerform(
-            steps: steps,
-            tasks: steps.cancelWorkers.compactMap { node in tasks.isEmpty ? nil : tasks[node].take() },
-            waiters: steps.resume.compactMap { waiters.removeValue(forKey: $0) },
-            registration: steps.finished ? registration : nil, observers: steps.syncStep == nil ? [] : observers)
+            tasks: takeTasks(of: steps.cancelWorkers), waiters: takeWaiters(steps.resume),
+            registration: steps.finished ? registration : nil,
+            observers: steps.syncStep == nil || observers.isEmpty ? [] : observers, steps: steps)
+    }
+
+    /// Feeds the machine one event and shows its steps to the observers; for an event whose steps
+    /// name no task, waiter or registration (an attempt's start).
+    mutating func observe(_ event: consuming RunEvent, insidePipeline: Bool = false) -> RunSteps {
+        let wasScheduled = machine.isScheduled
+        let steps = machine.handle(event, insidePipeline: insidePipeline)
+        if machine.isScheduled != wasScheduled { countScheduling() }
+        if !observers.isEmpty { observers.observe(steps, of: machine) }
+        return steps
+    }
+
+    /// The tasks of `nodes`, taken out of the table.
+    @inline(__always)
+    private mutating func takeTasks(of nodes: [Int]) -> [Task<Void, Never>] {
+        guard !nodes.isEmpty, !tasks.isEmpty else { return [] }
+        var taken: [Task<Void, Never>] = []
+        for node in nodes { if let task = tasks[node].take() { taken.append(task) } }
+        return taken
+    }
+
+    /// The continuations of `resumed`, taken out of the table.
+    @inline(__always)
+    private mutating func takeWaiters(_ resumed: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
+        guard !resumed.isEmpty else { return [] }
+        var taken: [ParkedWaiter] = []
+        for waiter in resumed {
+            if let continuation = waiters.removeValue(forKey: waiter) { taken.append(continuation) }
+        }
+        return taken
     }
 
     /// Feeds the machine a wait (`event`, given the waiter's number); keeps the continuation until
@@ -71,8 +101,8 @@ struct RunLockedState {
     /// Counts the run's sync work as running work of the store from the moment the machine asks
     /// for the pipeline until it says the run is idle: while it waits for the pipeline behind
     /// another thread's actions, no task of the run may run, yet the store is not quiet.
-    private mutating func countScheduling(wasScheduled: Bool) {
-        guard let counter, machine.isScheduled != wasScheduled else { return }
+    private mutating func countScheduling() {
+        guard let counter else { return }
         if machine.isScheduled {
             scheduledUnit = counter.begin("ready sync nodes of a run, waiting for the pipeline", isTask: false)
         } else {
@@ -88,7 +118,6 @@ struct RunLockedState {
 
 /// An event's steps, with the tasks and continuations they name, taken out under the run's lock.
 struct StepsToPerform {
-    let steps: RunSteps
     /// The tasks of ``RunStep/cancelTasks``.
     let tasks: [Task<Void, Never>]
     /// The continuations of the waiters a step resumes.
@@ -97,6 +126,7 @@ struct StepsToPerform {
     let registration: UInt64?
     /// The observers around the application of the sync item a step names (none otherwise).
     let observers: [any RunObserver]
+    let steps: RunSteps
 }
 
 /// The budget of one async node's attempts, kept by its run's machine: asked before each attempt
@@ -109,16 +139,21 @@ struct RunAttempts: AttemptBudget {
     /// of an attempt.
     let sinceCreation: @Sendable () -> Duration
 
+    // Never inlined into the attempts' async loop: its locals would join the frame the task keeps
+    // while each attempt runs.
+    @inline(never)
     func startAttempt() -> AttemptStart? {
         let now = sinceCreation()
-        let (steps, start) = state.withLock { state in
-            let performable = state.handle(.attemptStarting(node: node, now: now - state.createdAt))
-            return (performable.steps, performable.steps.attemptStarted)
+        // The event's one step to perform, beside the observers' `.attemptStarted`, is `.deliverEvents`.
+        let (deliverEvents, start) = state.withLock { state in
+            let steps = state.observe(.attemptStarting(node: node, now: now - state.createdAt))
+            return (steps.observed, steps.attemptStarted)
         }
-        for case .deliverEvents in steps { host.deliverEvents() }
+        if deliverEvents { host.deliverEvents() }
         return start
     }
 
+    @inline(never)
     func mayRetry(maxAttempts: Int) -> Bool {
         state.withLock { $0.machine.mayRetry(node, maxAttempts: maxAttempts) }
     }
