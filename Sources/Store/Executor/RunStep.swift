@@ -66,6 +66,8 @@ struct EarlierLaunches: Sendable {
 enum RunEvent {
     case start(now: Duration, earlier: EarlierLaunches)
     case cancel(now: Duration, byStoreRelease: Bool)
+    /// The owner the run was dispatched under ended; each node's policy, for the nodes that set one.
+    case ownerEnded(now: Duration, policies: [Int: OwnerEndPolicy])
     /// The pipeline reached the run's token.
     case takeSyncItem(now: Duration)
     case syncItemApplied(RunStateMachine.SyncItem, now: Duration, queuedWork: Bool)
