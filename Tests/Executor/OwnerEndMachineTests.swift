@@ -34,13 +34,25 @@ struct OwnerEndMachineTests {
         var machine = Self.machine([(false, []), (true, [0])])
         let ended = machine.ownerEnded(now: .zero, policies: [0: .finish])
         #expect(ended.cancelWorkers.isEmpty && !ended.finished)
-        #expect(machine.status(of: 1) == .cancelled)
+        #expect(machine.status(of: 1) == .waiting, "decided when the run starts, before it releases anything")
         let started = machine.start(now: Self.at(1))
+        #expect(machine.status(of: 1) == .cancelled)
         #expect(started.startAsync == [0])
         let end = machine.asyncFinished(0, .success(7), now: Self.at(2))
         #expect(!end.schedule, "the dropped sync node is not released")
         #expect(end.finished)
         #expect(machine.response(of: 0) as? Int == 7, "the answer is kept for whoever still wants it")
+    }
+
+    @Test("ended before the start with nothing that outlives it: the start finishes the run, releasing nothing")
+    func endedBeforeStartWithNothingLeft() {
+        var machine = Self.machine([(true, []), (false, [])])
+        _ = machine.ownerEnded(now: .zero, policies: [:])
+        let started = machine.start(now: Self.at(1))
+        #expect(!started.schedule && started.startAsync.isEmpty)
+        #expect(started.finished, "the run leaves the store's registry at once")
+        #expect(machine.isCancelled)
+        #expect(machine.status(of: 0) == .cancelled && machine.status(of: 1) == .cancelled)
     }
 
     @Test("during an attempt: the kept call goes on, the other is cancelled, the screen's sync node dropped")

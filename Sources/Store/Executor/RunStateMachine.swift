@@ -271,6 +271,7 @@ struct RunStateMachine {
         var effects = RunSteps()
         guard phase == .notStarted else { return effects }
         phase = .running
+        endForOwnerAtStart(now: now, &effects)
         for ended in endedBefore where nodes[ended.node].status == .waiting {
             if ended.isCancelled {
                 nodes[ended.node].start = now
@@ -469,22 +470,40 @@ struct RunStateMachine {
     /// owner is dropped (refused if in hand). A sync node being applied at this moment completes.
     ///
     /// When nothing outlives the owner, this is ``cancel(now:byStoreRelease:)`` (the graph's cancel
-    /// action included). Otherwise the run goes on with what outlives it, in the usual order.
-    /// Calling it again, or on a run that finished or was cancelled, does nothing. Every owner's end
-    /// waits for a reducer call in progress, as a cancel does.
+    /// action included). Otherwise the run goes on with what outlives it, in the usual order. An
+    /// end that comes before the run started is decided by ``start(now:endedBefore:)``, before it
+    /// releases anything (and sends no cancel action: none of the run's nodes ran). Calling it
+    /// again, or on a run that finished or was cancelled, does nothing. Every owner's end waits
+    /// for a reducer call in progress, as a cancel does.
     mutating func ownerEnded(now: Duration, policies: [Int: OwnerEndPolicy]) -> RunSteps {
-        guard phase == .notStarted || phase == .running, !isEndedByOwner else {
-            var effects = RunSteps()
-            effects.awaitsReducer = true
+        var effects = RunSteps()
+        effects.awaitsReducer = true
+        guard phase == .notStarted || phase == .running, !isEndedByOwner else { return effects }
+        isEndedByOwner = true
+        guard phase == .running else {
+            ownerEndedBeforeStart = policies
             return effects
         }
-        isEndedByOwner = true
-        guard !policies.isEmpty else { return cancel(now: now) }
-        // `wanted`: the node's policy (or an ancestor's `.finishWithDependents`) lets it outlive the owner.
+        let (outlives, wanted) = outliving(policies)
+        guard outlives.contains(true) else { return cancel(now: now) }
+        let now = advance(to: now)
+        endForOwner(outlives: outlives, wanted: wanted, now: now, &effects)
+        if !hasSyncWorkPending { resumeSyncWorkWaiters(&effects) }
+        checkFinished(&effects)
+        return effects
+    }
+
+    /// The policies of an owner that ended before the run started, for its start to decide.
+    private var ownerEndedBeforeStart: [Int: OwnerEndPolicy]?
+
+    /// Which nodes outlive the owner under `policies`, and which nodes' policies (or ancestors')
+    /// want them to (a failed node's fallback is kept on that), decided in graph order.
+    private func outliving(_ policies: [Int: OwnerEndPolicy]) -> (outlives: [Bool], wanted: [Bool]) {
         var wanted = [Bool](repeating: false, count: nodes.count)
+        var outlives = [Bool](repeating: false, count: nodes.count)
+        guard !policies.isEmpty else { return (outlives, wanted) }
         var inheritsFinish = [Bool](repeating: false, count: nodes.count)
         var blocked = [Bool](repeating: false, count: nodes.count)
-        var outlives = [Bool](repeating: false, count: nodes.count)
         for node in nodes.indices {
             let policy = policies[node] ?? .cancel
             if policy == .finishWithDependents { inheritsFinish[node] = true }
@@ -503,11 +522,13 @@ struct RunStateMachine {
                 if !alive { blocked[dependent] = true }
             }
         }
-        guard outlives.contains(true) else { return cancel(now: now) }
+        return (outlives, wanted)
+    }
+
+    /// Ends `.cancelled` every node that has not ended and does not outlive the owner (a sync node
+    /// in hand completes), and drops its ready sync work and the fallbacks no policy wants.
+    private mutating func endForOwner(outlives: [Bool], wanted: [Bool], now: Duration, _ effects: inout RunSteps) {
         let inHand: Int? = if case .node(let node) = itemInHand { node } else { nil }
-        let now = advance(to: now)
-        var effects = RunSteps()
-        effects.awaitsReducer = true
         for node in nodes.indices where !outlives[node] && node != inHand {
             switch nodes[node].status {
             case .waiting, .ready:
@@ -534,9 +555,15 @@ struct RunStateMachine {
         readySync = kept
         readyHead = 0
         if case .fallback(let node) = itemInHand, !wanted[node] { droppedFallback = node }
-        if !hasSyncWorkPending { resumeSyncWorkWaiters(&effects) }
-        checkFinished(&effects)
-        return effects
+    }
+
+    /// At the start of a run whose owner ended before it: what does not outlive the owner ends
+    /// `.cancelled` before anything is released (and the run counts as cancelled when nothing does).
+    private mutating func endForOwnerAtStart(now: Duration, _ effects: inout RunSteps) {
+        guard let policies = ownerEndedBeforeStart.take() else { return }
+        let (outlives, wanted) = outliving(policies)
+        if !outlives.contains(true) { isCancelled = true }
+        endForOwner(outlives: outlives, wanted: wanted, now: now, &effects)
     }
 
     /// Whether a fallback taken from this run may still reach the reducer: not once the run was cancelled.
