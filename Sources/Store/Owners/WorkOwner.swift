@@ -36,11 +36,31 @@ public final class WorkOwner<State: Sendable>: Sendable {
     private let root: AnyObject & Sendable
     /// What ends the owner when its scope's optional state becomes `nil`; `nil` for other owners.
     private let presence = LockedValue<Subscription?>(nil)
+    /// Told about every graph and async action started through the owner (a test store's).
+    private let tracker: (any DispatchTracker<State>)?
 
-    init(name: String, backend: any StoreBackend<State>, root: AnyObject & Sendable) {
+    convenience init(name: String, backend: any StoreBackend<State>, root: AnyObject & Sendable) {
+        self.init(core: OwnerCore(name: name), backend: backend, root: root, tracker: nil)
+    }
+
+    /// An owner of `store`'s work whose dispatches the tracker `makeTracker` makes follows; it is
+    /// given whether the owner has ended (a test store's owner).
+    package convenience init(
+        store: Store<State>, name: String,
+        tracker makeTracker: (_ isEnded: @escaping @Sendable () -> Bool) -> any DispatchTracker<State>
+    ) {
+        let core = OwnerCore(name: name)
+        self.init(core: core, backend: store.core, root: store, tracker: makeTracker { core.isEnded })
+    }
+
+    private init(
+        core: OwnerCore, backend: any StoreBackend<State>, root: AnyObject & Sendable,
+        tracker: (any DispatchTracker<State>)?
+    ) {
         self.backend = backend
-        self.core = OwnerCore(name: name)
+        self.core = core
         self.root = root
+        self.tracker = tracker
     }
 
     deinit {
@@ -79,7 +99,9 @@ public final class WorkOwner<State: Sendable>: Sendable {
     /// back with every node `.cancelled`, and the store reports why.
     @discardableResult
     public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        backend.dispatchGraph(graph, owner: core)
+        let run = backend.dispatchGraph(graph, owner: core)
+        tracker?.track(run)
+        return run
     }
 
     /// Starts an async action as the owner's work. When the owner ends, the action gets task
@@ -106,6 +128,7 @@ public final class WorkOwner<State: Sendable>: Sendable {
             return ActionTask(.failed(CancellationError()))
         }
         let task = backend.dispatchAsync(action, gate: gate)
+        tracker?.track(task, named: "\(A.self)")
         handle.withLock { $0 = task }
         if core.isEnded { task.cancel() }
         if case .task(let running, _) = task.source {
