@@ -27,6 +27,7 @@ struct OwnerEndMachineTests {
         #expect(steps.finished)
         #expect(machine.status(of: 0) == .cancelled && machine.status(of: 1) == .cancelled)
         #expect(machine.isCancelled && machine.isEndedByOwner)
+        #expect(machine.cancelledByOwner == [0, 1], "the run's events give the reason")
     }
 
     @Test("ended before the start: a node that finishes runs alone; the screen's sync node never does")
@@ -64,6 +65,7 @@ struct OwnerEndMachineTests {
         #expect(logIn.startAsync == [1, 2])
         let ended = machine.ownerEnded(now: Self.at(2), policies: [1: .finish])
         #expect(ended.cancelWorkers == [2], "the feed's call gets task cancellation")
+        #expect(machine.cancelledByOwner == [2, 3])
         #expect(machine.status(of: 2) == .cancelled && machine.status(of: 3) == .cancelled)
         #expect(machine.status(of: 1) == .running)
         #expect(!ended.finished)

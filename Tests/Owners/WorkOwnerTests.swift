@@ -309,3 +309,39 @@ struct WorkOwnerTests {
         #expect(value == "call")
     }
 }
+
+/// The run's events say why a node was cancelled.
+@Suite("Work that belongs to a screen: run events")
+struct WorkOwnerEventTests {
+    typealias AppState = OwnerStories.AppState
+
+    @Test("a node cancelled by its owner's end says so in its event")
+    func eventsGiveTheReason() async throws {
+        let events = OwnerStories.Recorder<StoreEvent>()
+        var options = StoreOptions()
+        options.onEvent = { events.record($0) }
+        let store = Store(initialState: AppState(), reducer: OwnerStories.reducer, options: options)
+        let owner = store.makeOwner("Screen")
+        let gate = OwnerStories.Gate()
+        var graph = ActionGraph<AppState>()
+        graph.run(OwnerStories.Call<AppState>("feed", gate))
+        let run = owner.dispatch(graph)
+        try await withDeadline { await gate.arrivals(1) }
+        owner.end()
+        _ = try await withDeadline { await run.wait() }
+        let finished = try await withDeadline {
+            while true {
+                let found = events.all.compactMap { event -> StoreEvent.NodeInfo? in
+                    if case .nodeFinished(_, let node) = event { node } else { nil }
+                }
+                if let node = found.first { return node }
+                await Task.yield()
+            }
+        }
+        #expect(finished.isCancelledByOwnerEnd)
+        #expect(
+            StoreEvent.nodeFinished(
+                events.all.compactMap { if case .runStarted(let info) = $0 { info } else { nil } }.first!, finished
+            ).description.hasSuffix("cancelled because its owner ended"))
+    }
+}

@@ -485,7 +485,12 @@ struct RunStateMachine {
             return effects
         }
         let (outlives, wanted) = outliving(policies)
-        guard outlives.contains(true) else { return cancel(now: now) }
+        guard outlives.contains(true) else {
+            for node in nodes.indices where !nodes[node].status.isTerminal && !isInHand(node) {
+                cancelledByOwner.insert(node)
+            }
+            return cancel(now: now)
+        }
         let now = advance(to: now)
         endForOwner(outlives: outlives, wanted: wanted, now: now, &effects)
         if !hasSyncWorkPending { resumeSyncWorkWaiters(&effects) }
@@ -495,6 +500,12 @@ struct RunStateMachine {
 
     /// The policies of an owner that ended before the run started, for its start to decide.
     private var ownerEndedBeforeStart: [Int: OwnerEndPolicy]?
+    /// The nodes that ended `.cancelled` because the owner ended (for the run's events).
+    private(set) var cancelledByOwner: Set<Int> = []
+
+    private func isInHand(_ node: Int) -> Bool {
+        if case .node(node) = itemInHand { true } else { false }
+    }
 
     /// Which nodes outlive the owner under `policies`, and which nodes' policies (or ancestors')
     /// want them to (a failed node's fallback is kept on that), decided in graph order.
@@ -528,13 +539,14 @@ struct RunStateMachine {
     /// Ends `.cancelled` every node that has not ended and does not outlive the owner (a sync node
     /// in hand completes), and drops its ready sync work and the fallbacks no policy wants.
     private mutating func endForOwner(outlives: [Bool], wanted: [Bool], now: Duration, _ effects: inout RunSteps) {
-        let inHand: Int? = if case .node(let node) = itemInHand { node } else { nil }
-        for node in nodes.indices where !outlives[node] && node != inHand {
+        for node in nodes.indices where !outlives[node] && !isInHand(node) {
             switch nodes[node].status {
             case .waiting, .ready:
                 if nodes[node].start == nil { nodes[node].start = now }
+                cancelledByOwner.insert(node)
                 markTerminal(node, .cancelled, now: now, &effects)
             case .running where !nodes[node].isSync:
+                cancelledByOwner.insert(node)
                 markTerminal(node, .cancelled, now: now, &effects)
                 effects.cancelWorkers.append(node)
             default:
