@@ -23,12 +23,20 @@ extension TestStore {
     ///   - filePath: the same place as a path (filled in for you).
     ///   - line: the same place's line (filled in for you).
     ///   - column: the same place's column (filled in for you).
-    public func assertOwnerEnd(
-        of run: GraphRun<State>, cancelled: [Int], wentOn: [Int] = [],
+    public func assertOwnerEnd<each C, each W>(
+        of run: GraphRun<State>, cancelled: repeat Node<each C>, wentOn: repeat Node<each W>,
         fileID: String = #fileID, filePath: String = #filePath,
         line: Int = #line, column: Int = #column
     ) throws {
         let place = Place(fileID: fileID, filePath: filePath, line: line, column: column)
+        var cancelledIndices: [Int] = []
+        for node in repeat each cancelled { cancelledIndices.append(node.index) }
+        var wentOnIndices: [Int] = []
+        for node in repeat each wentOn { wentOnIndices.append(node.index) }
+        try assertOwnerEnd(of: run, cancelled: cancelledIndices, wentOn: wentOnIndices, place)
+    }
+
+    private func assertOwnerEnd(of run: GraphRun<State>, cancelled: [Int], wentOn: [Int], _ place: Place) throws {
         guard run.isEndedByOwner else {
             throw TestStoreFailure(place, "the run was not ended by its owner (it finished first, or has no owner)")
         }

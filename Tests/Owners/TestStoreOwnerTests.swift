@@ -35,9 +35,9 @@ struct TestStoreOwnerTests {
 
         owner.end()
 
-        try store.assertOwnerEnd(of: run, cancelled: [feed.index, home.index], wentOn: [profile.index])
+        try store.assertOwnerEnd(of: run, cancelled: feed, home, wentOn: profile)
         #expect(throws: TestStoreFailure.self) {
-            try store.assertOwnerEnd(of: run, cancelled: [profile.index])
+            try store.assertOwnerEnd(of: run, cancelled: profile)
         }
         profileGate.open()
         try await store.finish()
