@@ -7,20 +7,22 @@ import OresRedux
 //
 // Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
 // feed in parallel with the token, then show home with both in one state update. A fifth searches
-// the feed as the user types. `--resume` tells a sixth: a durable run killed mid-chain and resumed
-// on the next launch (Resume.swift).
+// the feed as the user types; a sixth closes the screen mid-chain (ClosingScreen.swift).
+// `--resume` tells a seventh: a durable run killed mid-chain and resumed on the next launch
+// (Resume.swift).
 
 let usage = """
     usage: swift run Example [--base-url URL] [--timeout SECONDS] [--trace DIR] [--help]
            swift run Example --resume
            swift run Example --inspect [--inspect-for SECONDS]
 
-    Runs five scenarios of a log-in screen built as an OresRedux action graph:
+    Runs six scenarios of a log-in screen built as an OresRedux action graph:
       1. log in -> profile and feed in parallel -> one update with both
       2. the feed fails: a fallback banner, home skipped, the profile still shown
       3. the feed is flaky: a retry with back-off succeeds on the second try
       4. the user leaves while loading: the run is cancelled
       5. searching the feed as the user types: debounce and take-latest
+      6. the user closes the screen mid-chain: the feed is cancelled, the profile finishes
 
     options:
       --base-url URL  make real HTTP requests (URLSession) to a server serving
@@ -240,6 +242,9 @@ results.append(
         if !asExpected { print("!! scenario 5 did not end as expected") }
         return asExpected
     }())
+
+// 6. The user closes the screen mid-chain: work that belongs to the screen ends with it.
+results.append(await closingScreenScenario(api: api()))
 
 let passed = results.filter { $0 }.count
 print("\nExample finished: \(passed) of \(results.count) scenarios ended as expected.")

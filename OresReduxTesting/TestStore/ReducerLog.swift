@@ -22,6 +22,8 @@ struct ReducerLog<State: Sendable> {
     /// Failures met by calls that cannot throw (an advance of the clock that gave up), thrown by
     /// the next wait.
     var failures: [String] = []
+    /// Work of an owner that finished after its owner ended, with no policy that allows it, named.
+    var outlived: [String] = []
 
     init(exhaustivity: Exhaustivity) {
         self.exhaustivity = exhaustivity

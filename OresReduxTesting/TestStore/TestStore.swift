@@ -55,11 +55,11 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// `ActionContext/clock`; advance it to move time.
     public let clock: VirtualClock
 
-    private let log: LockedValue<ReducerLog<State>>
+    let log: LockedValue<ReducerLog<State>>
     private let stubs: StubTable
     private let limit: LockedValue<Duration>
     /// The store's count of the work it started: what every wait of the test store ends on.
-    private let counter: WorkCounter
+    let counter: WorkCounter
 
     /// Creates a test store in which every dependency reads its default value (to give the store's
     /// actions fakes, use ``init(initialState:reducer:middleware:dependencies:exhaustivity:timeout:durableMarks:)``).
@@ -507,13 +507,23 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         store.states()
     }
 
-    /// Follows the work started through ``dispatchTarget`` until it ends.
-    private struct Tracker: DispatchTracker {
+    /// Follows the work started through ``dispatchTarget`` (or an owner of this test store) until
+    /// it ends.
+    struct Tracker: DispatchTracker {
         let log: LockedValue<ReducerLog<State>>
         let counter: WorkCounter
+        /// For an owner's work: its name, and whether it has ended.
+        var owner: (name: String, isEnded: @Sendable () -> Bool)? = nil
 
         func track<Response: Sendable>(_ task: ActionTask<Response>, named name: String) {
-            follow(.task(name)) { _ = try? await task.value }
+            guard let owner else { return follow(.task(name)) { _ = try? await task.value } }
+            let log = log
+            follow(.task(name)) {
+                let endedBefore = owner.isEnded()
+                // Finishing without an error after its owner ended: its `run` ignored the cancellation.
+                guard (try? await task.value) != nil, !endedBefore, owner.isEnded() else { return }
+                log.withLock { $0.outlived.append("async action \(name) of the owner \"\(owner.name)\"") }
+            }
         }
 
         func track(_ run: GraphRun<State>) {
@@ -607,8 +617,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     }
 
     /// Waits until every run and task started through this test store has finished, then asserts that
-    /// nothing is left: no held call unanswered, no async action without a stub, and (exhaustive mode)
-    /// no action that reached the reducer unasserted.
+    /// nothing is left: no held call unanswered, no async action without a stub, no work of an owner
+    /// (``makeOwner(_:)``) that finished after its owner ended with no policy that allows it, and
+    /// (exhaustive mode) no action that reached the reducer unasserted.
     ///
     /// Answer held calls and advance the clock past pending timers first: `finish` waits for the work
     /// itself, so work that waits on them fails it after `timeout`, with the list of what is in flight.
@@ -639,6 +650,16 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 """)
         }
         try throwRecordedFailures(place)
+        let outlived = log.withLock { $0.outlived }
+        if !outlived.isEmpty {
+            throw TestStoreFailure(
+                place,
+                """
+                work outlived its owner, with no policy that allows it: \(outlived.joined(separator: ", ")) \
+                finished after its owner ended (its `run` ignored the cancellation; check `Task.isCancelled`, \
+                or dispatch it to the store if it must finish)
+                """)
+        }
         let pending = log.withLock { log in
             log.exhaustivity == .on ? log.unassertedIndices.map { log.received[$0].action } : []
         }

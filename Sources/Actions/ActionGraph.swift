@@ -350,6 +350,8 @@ struct NodeSettings: Sendable {
     var label: String?
     /// How a durable run journals the node (``ActionGraph/setDurable(_:inDoubt:)``); `nil` for most.
     var durable: DurableNode?
+    /// What the node does when the owner its run was dispatched under ends (``OwnerEndPolicy``).
+    var ownerEnd: OwnerEndPolicy?
 }
 
 /// An action type, kept to name a node without building a string per node.

@@ -30,6 +30,10 @@ public struct StoreDiagnostic: Sendable, CustomStringConvertible, Equatable {
         /// node's application, the run's end) or remove a finished run; the run went on, and the
         /// journal keeps what it had (see ``DurableRuns``).
         case journalFailed
+        /// A graph or an async action was dispatched to a ``WorkOwner`` that had ended, or a graph
+        /// with durable nodes was dispatched to an owner (durable runs belong to the app, never to
+        /// a screen); the run was cancelled before any of its nodes ran, or the action was not started.
+        case dispatchRefusedByOwner
     }
 
     /// What happened.

@@ -10,7 +10,7 @@ let usage = """
       --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI;
                        it still measures every row of the targets
       --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory,
-                       durable, recorder, live (default: all)
+                       durable, recorder, live, owners (default: all)
       --json PATH      also write every figure as JSON to PATH
       --inspector-page [DIR [STEPS]]
                        records STEPS (default 100,000) steps over a ~1 MB state, writes the
@@ -59,6 +59,9 @@ let usage = """
                    and on), a middleware that only keeps each state (the copy-on-write floor), and a
                    change to every value of a 10,000-key dictionary; the recorder's queue is emptied
                    untimed after each of its runs
+      owners       the README log-in graph dispatched through a screen's owner against the same
+                   graph dispatched to the store, and a sync dispatch through an owner against
+                   store.dispatch
       live         a live inspector's "Dispatch again" (the registry's coding, the store, the
                    recorder) with the step described and its update written for a page, against a
                    dispatch into a store without the inspector; and the steps a second that makes
@@ -78,7 +81,9 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     }
     var quick = false
     var jsonPath: String?
-    let allGroups = ["graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable", "recorder", "live"]
+    let allGroups = [
+        "graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable", "recorder", "live", "owners",
+    ]
     var groups = Set(allGroups)
     var index = 0
     while index < arguments.count {
@@ -138,6 +143,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if groups.contains("durable") { await benchDurable(report, budget: budget, quick: quick) }
     if groups.contains("recorder") { await benchRecorder(report, budget: budget) }
     if groups.contains("live") { await benchLive(report, budget: budget) }
+    if groups.contains("owners") { await benchOwners(report, budget: budget) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9

@@ -40,12 +40,10 @@ final class RunEventRecorder: RunObserver {
             guard let outcome = machine.outcome(of: node) else {
                 preconditionFailure("OresRedux: node #\(node) reported before it ended")
             }
-            items.append(
-                .event(
-                    .nodeFinished(
-                        info,
-                        StoreEvent.NodeInfo(
-                            index: node, label: shape.label(node), kind: shape.kind(node), outcome: outcome))))
+            var ended = StoreEvent.NodeInfo(
+                index: node, label: shape.label(node), kind: shape.kind(node), outcome: outcome)
+            ended.isCancelledByOwnerEnd = machine.cancelledByOwner.contains(node)
+            items.append(.event(.nodeFinished(info, ended)))
         case .runFinished:
             items.append(.event(.runFinished(info, machine.report(shape: shape))))
         default:

@@ -138,6 +138,8 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
         public let kind: NodeKind
         /// How it ended: its response, its own error, skipped or cancelled.
         public let outcome: Outcome<any Sendable>
+        /// It ended `.cancelled` because the ``WorkOwner`` its run was dispatched under ended.
+        public var isCancelledByOwnerEnd = false
     }
 
     /// One line for a person, with line breaks and other control characters in names and errors
@@ -150,6 +152,7 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
     /// run #2 node 1 FetchFeed failed: Offline()
     /// run #2 node 3 ShowHome skipped
     /// run #2 finished: 4 nodes: 2 succeeded, 1 failed, 1 skipped, 0 cancelled in 1.2 ms
+    /// run #3 node 2 FetchFeed cancelled because its owner ended
     /// ```
     /// A response is not written (it may be large or private); it is in the event.
     public var description: String {
@@ -164,7 +167,9 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
             return
                 "run \(run.id) node \(node.index) \(GraphReport.oneLine(node.label)) started, attempt \(node.attempt)"
         case .nodeFinished(let run, let node):
-            return "run \(run.id) node \(node.index) \(GraphReport.oneLine(node.label)) \(Self.describe(node.outcome))"
+            let reason = node.isCancelledByOwnerEnd ? " because its owner ended" : ""
+            return
+                "run \(run.id) node \(node.index) \(GraphReport.oneLine(node.label)) \(Self.describe(node.outcome))\(reason)"
         case .runFinished(let run, let report):
             return "run \(run.id) finished: \(report.summary)"
         }

@@ -182,6 +182,11 @@ struct RunStateMachine {
     var isFinished: Bool { phase == .finished }
     /// Whether `cancel` was called before the run finished (it may have finished since).
     private(set) var isCancelled = false
+    /// Whether the owner the run was dispatched under ended before the run finished.
+    private(set) var isEndedByOwner = false
+    /// The node whose fallback was being applied when the owner's end dropped it (the node does
+    /// not outlive the owner): refused when it asks to reach the reducer.
+    private var droppedFallback: Int?
 
     /// Whether sync work waits for the pipeline (not counting the item in hand).
     var hasReadySync: Bool { readyHead < readySync.count }
@@ -221,6 +226,8 @@ struct RunStateMachine {
             steps = start(now: now, endedBefore: earlier.endedBefore)
         case .cancel(let now, let byStoreRelease):
             steps = cancel(now: now, byStoreRelease: byStoreRelease)
+        case .ownerEnded(let now, let policies):
+            steps = ownerEnded(now: now, policies: policies)
         case .takeSyncItem(let now):
             steps = RunSteps()
             let item = takeSyncItem(now: now)
@@ -264,6 +271,7 @@ struct RunStateMachine {
         var effects = RunSteps()
         guard phase == .notStarted else { return effects }
         phase = .running
+        endForOwnerAtStart(now: now, &effects)
         for ended in endedBefore where nodes[ended.node].status == .waiting {
             if ended.isCancelled {
                 nodes[ended.node].start = now
@@ -452,8 +460,131 @@ struct RunStateMachine {
         return effects
     }
 
+    /// The owner the run was dispatched under ended: each node that has not ended does what its
+    /// policy says (``OwnerEndPolicy``; `.cancel` for a node without one). Nodes are decided in
+    /// graph order, so every prerequisite is decided before its dependents: a node outlives the
+    /// owner when its policy, or the `.finishWithDependents` of a node it depends on (directly or
+    /// not), says so, and every prerequisite it still waits for outlives it too. Every other node
+    /// that has not ended ends `.cancelled` as with ``cancel(now:byStoreRelease:)``: its worker is
+    /// cancelled, it leaves the ready queue, and a fallback of a node that does not outlive the
+    /// owner is dropped (refused if in hand). A sync node being applied at this moment completes.
+    ///
+    /// When nothing outlives the owner, this is ``cancel(now:byStoreRelease:)`` (the graph's cancel
+    /// action included). Otherwise the run goes on with what outlives it, in the usual order. An
+    /// end that comes before the run started is decided by ``start(now:endedBefore:)``, before it
+    /// releases anything (and sends no cancel action: none of the run's nodes ran). Calling it
+    /// again, or on a run that finished or was cancelled, does nothing. Every owner's end waits
+    /// for a reducer call in progress, as a cancel does.
+    mutating func ownerEnded(now: Duration, policies: [Int: OwnerEndPolicy]) -> RunSteps {
+        var effects = RunSteps()
+        effects.flags.set(.awaitReducerInProgress, true)
+        guard phase == .notStarted || phase == .running, !isEndedByOwner else { return effects }
+        isEndedByOwner = true
+        guard phase == .running else {
+            ownerEndedBeforeStart = policies
+            return effects
+        }
+        let (outlives, wanted) = outliving(policies)
+        guard outlives.contains(true) else {
+            for node in nodes.indices where !nodes[node].status.isTerminal && !isInHand(node) {
+                cancelledByOwner.insert(node)
+            }
+            return cancel(now: now)
+        }
+        let now = advance(to: now)
+        endForOwner(outlives: outlives, wanted: wanted, now: now, &effects)
+        if !hasSyncWorkPending { resumeSyncWorkWaiters(&effects) }
+        checkFinished(&effects)
+        return effects
+    }
+
+    /// The policies of an owner that ended before the run started, for its start to decide.
+    private var ownerEndedBeforeStart: [Int: OwnerEndPolicy]?
+    /// The nodes that ended `.cancelled` because the owner ended (for the run's events).
+    private(set) var cancelledByOwner: Set<Int> = []
+
+    private func isInHand(_ node: Int) -> Bool {
+        if case .node(node) = itemInHand { true } else { false }
+    }
+
+    /// Which nodes outlive the owner under `policies`, and which nodes' policies (or ancestors')
+    /// want them to (a failed node's fallback is kept on that), decided in graph order.
+    private func outliving(_ policies: [Int: OwnerEndPolicy]) -> (outlives: [Bool], wanted: [Bool]) {
+        var wanted = [Bool](repeating: false, count: nodes.count)
+        var outlives = [Bool](repeating: false, count: nodes.count)
+        guard !policies.isEmpty else { return (outlives, wanted) }
+        var inheritsFinish = [Bool](repeating: false, count: nodes.count)
+        var blocked = [Bool](repeating: false, count: nodes.count)
+        for node in nodes.indices {
+            let policy = policies[node] ?? .cancel
+            if policy == .finishWithDependents { inheritsFinish[node] = true }
+            wanted[node] = policy != .cancel || inheritsFinish[node]
+            let status = nodes[node].status
+            let alive: Bool
+            if status.isTerminal {
+                alive = status == .succeeded
+            } else {
+                outlives[node] = wanted[node] && !blocked[node]
+                alive = outlives[node]
+            }
+            for edge in dependentStarts[node]..<dependentStarts[node + 1] {
+                let dependent = dependents[edge]
+                if inheritsFinish[node] { inheritsFinish[dependent] = true }
+                if !alive { blocked[dependent] = true }
+            }
+        }
+        return (outlives, wanted)
+    }
+
+    /// Ends `.cancelled` every node that has not ended and does not outlive the owner (a sync node
+    /// in hand completes), and drops its ready sync work and the fallbacks no policy wants.
+    private mutating func endForOwner(outlives: [Bool], wanted: [Bool], now: Duration, _ effects: inout RunSteps) {
+        for node in nodes.indices where !outlives[node] && !isInHand(node) {
+            switch nodes[node].status {
+            case .waiting, .ready:
+                if nodes[node].start == nil { nodes[node].start = now }
+                cancelledByOwner.insert(node)
+                markTerminal(node, .cancelled, now: now, &effects)
+            case .running where !nodes[node].isSync:
+                cancelledByOwner.insert(node)
+                markTerminal(node, .cancelled, now: now, &effects)
+                effects.cancelWorkers.append(node)
+            default:
+                break
+            }
+        }
+        var kept: [SyncItem] = []
+        for item in readySync[readyHead...] {
+            switch item {
+            case .node(let node) where !outlives[node]:
+                continue
+            case .fallback(let node) where !wanted[node]:
+                pendingFallbacks -= 1
+            default:
+                kept.append(item)
+            }
+        }
+        readySync = kept
+        readyHead = 0
+        if case .fallback(let node) = itemInHand, !wanted[node] { droppedFallback = node }
+    }
+
+    /// At the start of a run whose owner ended before it: what does not outlive the owner ends
+    /// `.cancelled` before anything is released (and the run counts as cancelled when nothing does).
+    private mutating func endForOwnerAtStart(now: Duration, _ effects: inout RunSteps) {
+        guard let policies = ownerEndedBeforeStart.take() else { return }
+        let (outlives, wanted) = outliving(policies)
+        if !outlives.contains(true) { isCancelled = true }
+        endForOwner(outlives: outlives, wanted: wanted, now: now, &effects)
+    }
+
     /// Whether a fallback taken from this run may still reach the reducer: not once the run was cancelled.
-    var mayApplyFallback: Bool { phase == .running }
+    /// Nor once the owner's end dropped the fallback in hand.
+    var mayApplyFallback: Bool {
+        guard phase == .running else { return false }
+        guard let dropped = droppedFallback else { return true }
+        return itemInHand != .fallback(dropped)
+    }
 
     /// Waits for `node` to be terminal: returns `waiter` back when it already is (resume it at once),
     /// unless the run still has sync work ready or in hand, which the waiter waits for too.
@@ -790,6 +921,8 @@ struct EarlierLaunches: Sendable {
 enum RunEvent {
     case start(now: Duration, earlier: EarlierLaunches)
     case cancel(now: Duration, byStoreRelease: Bool)
+    /// The owner the run was dispatched under ended; each node's policy, for the nodes that set one.
+    case ownerEnded(now: Duration, policies: [Int: OwnerEndPolicy])
     /// The pipeline reached the run's token.
     case takeSyncItem(now: Duration)
     case syncItemApplied(RunStateMachine.SyncItem, now: Duration, queuedWork: Bool)

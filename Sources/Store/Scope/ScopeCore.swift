@@ -37,6 +37,15 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         root.startGraph(graph, backend: self, id: id, policy: policy)
     }
 
+    func dispatchGraph(_ graph: ActionGraph<Child>, owner: OwnerCore) -> GraphRun<Child> {
+        root.startGraph(graph, backend: self, owner: owner)
+    }
+
+    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
+    where A.State == Child {
+        root.startAsync(action, context: ActionContext(backend: self, gate: gate))
+    }
+
     func cancelWork(id: WorkID) {
         root.cancelWork(id: id)
     }

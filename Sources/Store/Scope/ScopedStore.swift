@@ -19,7 +19,7 @@
 public final class ScopedStore<State: Sendable>: Sendable {
     let backend: any StoreBackend<State>
     /// The root ``Store``, kept alive while a scope of it is in use.
-    private let root: AnyObject & Sendable
+    let root: AnyObject & Sendable
 
     init(backend: any StoreBackend<State>, root: AnyObject & Sendable) {
         self.backend = backend

@@ -13,6 +13,12 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     where A.State == State
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State>
     func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State>
+    /// Starts `graph` as work of `owner`, which ends it when the owner ends (or refuses it if the
+    /// owner has ended, before any of its nodes runs).
+    func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State>
+    /// Starts `action` with a context whose dispatches `gate` admits (an owner's).
+    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
+    where A.State == State
     func cancelWork(id: WorkID)
     /// The attempts of an async graph node running `action`, whose context carries `key` (in a
     /// durable run).
@@ -43,6 +49,15 @@ extension StoreCore: RunHost, StoreBackend {
         startGraph(graph, backend: self, id: id, policy: policy)
     }
 
+    func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State> {
+        startGraph(graph, backend: self, owner: owner)
+    }
+
+    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
+    where A.State == State {
+        startAsync(action, context: ActionContext(core: self, gate: gate))
+    }
+
     func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State {
         AsyncNodeWork(action, host: self, context: ActionContext(backend: self, idempotencyKey: key))
     }
@@ -54,12 +69,20 @@ extension StoreCore: RunHost, StoreBackend {
 
 extension StoreCore {
     /// Starts `graph` in this store's pipeline; its nodes see `backend` (this store, or a scope).
-    /// A durable run's `durable` journal observes it.
+    /// A durable run's `durable` journal observes it; `owner`, when given, ends it (or refuses it:
+    /// then it is cancelled before it starts, with a diagnostic).
     func startGraph<S: Sendable>(
-        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil
+        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil,
+        owner: OwnerCore? = nil
     ) -> GraphRun<S> {
         let run = GraphRun(host: self, backend: backend, storage: graph.storage, durable: durable)
         if refusesDispatchFromPureCode("a graph of \(graph.count) nodes", "it was cancelled") {
+            run.observe(ifStoreIsObserved: hasEventObservers)
+            run.cancel()
+            return run
+        }
+        if let owner, let refusal = owner.adopt(run) {
+            report(.dispatchRefusedByOwner, refusal)
             run.observe(ifStoreIsObserved: hasEventObservers)
             run.cancel()
             return run

@@ -1,0 +1,28 @@
+import OresRedux
+
+// Issue 38: what dispatching through a screen's owner costs, paired against the same dispatch to
+// the store: the README log-in graph (its run is adopted by the owner before it starts), and a
+// sync dispatch (the owner passes it straight to the store).
+
+func benchOwners(_ report: Report, budget: Budget) async {
+    report.section("Work that belongs to a screen: through an owner / to the store (time per run or dispatch)")
+    let app = Store(initialState: AppState(), reducer: appReducer)
+    let owner = app.makeOwner("Log-in screen")
+    let graph = report.add(
+        await comparePaired(
+            "owners", "README log-in graph through an owner", baseline: "the same, store.dispatch", budget: budget,
+            ours: { ops in for _ in 0..<ops { blackhole(await owner.dispatch(readmeGraph()).wait().count) } },
+            baseline: { ops in for _ in 0..<ops { await readmeRun(app) } }))
+    report.check(
+        "a graph through an owner <= 1.1x the same graph dispatched to the store", formatRatio(graph.ratio.median),
+        graph.ratio.median <= 1.1)
+
+    let store = Store(initialState: BenchState(), reducer: incrementReducer)
+    let screen = store.makeOwner("Counter screen")
+    let increment = opaque(Increment(amount: 1))
+    report.add(
+        await comparePaired(
+            "owners", "sync dispatch through an owner", baseline: "store.dispatch", budget: budget,
+            ours: { ops in for _ in 0..<ops { screen.dispatch(increment) } },
+            baseline: { ops in for _ in 0..<ops { store.dispatch(increment) } }))
+}

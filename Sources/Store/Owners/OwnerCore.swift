@@ -1,0 +1,76 @@
+/// The work one ``WorkOwner`` started and has not seen end: what its end ends, once.
+///
+/// Not generic, so that a store's scopes of any state share it. Work is adopted *before* it starts
+/// (a run before its first event), so an end that comes at any moment after the adoption reaches
+/// it, and an end that came before refuses it.
+final class OwnerCore: Sendable {
+    /// One piece of adopted work: how to end it, and whether it has ended by itself.
+    struct OwnedWork: Sendable {
+        let end: @Sendable () -> Void
+        let isDone: @Sendable () -> Bool
+    }
+
+    private struct Registry {
+        var isEnded = false
+        var nextID: UInt64 = 0
+        var work: [UInt64: OwnedWork] = [:]
+        /// The count at which adopting next drops the work that ended by itself, so that a
+        /// long-lived owner does not keep every run it ever started.
+        var pruneAt = 16
+    }
+
+    /// The name a person gave the owner ("Log-in screen"), in diagnostics and test failures.
+    let name: String
+    private let registry = LockedValue(Registry())
+
+    init(name: String) {
+        self.name = name
+    }
+
+    var isEnded: Bool { registry.withLock { $0.isEnded } }
+
+    /// Adopts `work`; `nil` when the owner has ended (the work must not start).
+    func adopt(_ work: OwnedWork) -> UInt64? {
+        registry.withLock { registry in
+            guard !registry.isEnded else { return nil }
+            if registry.work.count >= registry.pruneAt {
+                registry.work = registry.work.filter { !$0.value.isDone() }
+                registry.pruneAt = Swift.max(16, registry.work.count * 2)
+            }
+            registry.nextID += 1
+            registry.work[registry.nextID] = work
+            return registry.nextID
+        }
+    }
+
+    /// Adopts `run` before it starts; the sentence of a refusal when it must not start (the owner
+    /// has ended, or the graph is durable), `nil` once adopted.
+    func adopt<State: Sendable>(_ run: GraphRun<State>) -> String? {
+        if run.storage.settings.values.contains(where: { $0.durable != nil }) {
+            return "a graph with durable nodes was dispatched to the owner \"\(name)\"; durable runs belong to the "
+                + "app, not to a screen: it was cancelled. Start it with DurableRuns instead."
+        }
+        let adopted = adopt(
+            OwnedWork(end: { [weak run] in run?.endForOwner() }, isDone: { [weak run] in run?.isFinished ?? true }))
+        guard adopted == nil else { return nil }
+        return "a graph of \(run.storage.count) nodes was dispatched to the owner \"\(name)\" after it ended; "
+            + "it was cancelled before any of its nodes ran."
+    }
+
+    /// Forgets work that ended by itself.
+    func release(_ id: UInt64) {
+        registry.withLock { _ = $0.work.removeValue(forKey: id) }
+    }
+
+    /// Ends the owner: from now on it adopts nothing, and every piece of work it adopted ends now,
+    /// in the order it was adopted, outside the owner's lock. Calling it again does nothing.
+    func end() {
+        let work = registry.withLock { registry -> [OwnedWork] in
+            guard !registry.isEnded else { return [] }
+            registry.isEnded = true
+            defer { registry.work = [:] }
+            return registry.work.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for owned in work { owned.end() }
+    }
+}
