@@ -1,3 +1,4 @@
+import OresRedux
 import Testing
 
 /// The test helpers' own promises: a wait that never ends fails, by name, once the pool has run
@@ -14,6 +15,39 @@ struct DeadlineTests {
         }
         #expect(error?.description.contains("a latch nobody opens") == true)
         never.open()
+    }
+
+    @Test("a wait on progress fails once its work stopped moving for its timeout, saying where")
+    func aStuckWaitOnProgressFails() async throws {
+        // As in `aHangFails`, a pool queued behind hundreds of tests may trip the stall rule first.
+        let never = GraphStories.Latch()
+        let error = await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(0.5, "a batch that stopped", progress: { 7 }) { await never.wait() }
+        }
+        #expect(error?.description.contains("a batch that stopped") == true)
+        if case .stoppedAt(let progress) = error?.kind { #expect(progress == 7) }
+        never.open()
+    }
+
+    @Test("a wait on progress outlives its timeout while its work moves")
+    func aMovingWaitOnProgressGoesOn() async throws {
+        // The deadline looks at progress when the wait starts and once each window of pool time
+        // has passed; the work ends at the fourth look: three windows, each renewed because the
+        // progress moved.
+        let looks = LockedValue(0)
+        let finished = GraphStories.Latch()
+        try await withDeadline(
+            0.5, "work that moves",
+            progress: {
+                let count = looks.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 4 { finished.open() }
+                return count
+            }
+        ) { await finished.wait() }
+        #expect(looks.withLock { $0 } >= 4)
     }
 
     @Test("work that finishes is returned, and its error thrown")
