@@ -10,7 +10,8 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
         /// The cooperative pool ran jobs for `seconds` while the work's measure of progress stayed
         /// at `progress`.
         case stoppedAt(progress: Int)
-        /// The pool ran no job at all for ``Deadline/stallFactor`` times `seconds`.
+        /// The pool ran no job at all for ``Deadline/stallFactor`` times `seconds` (and at least
+        /// ``Deadline/stallFloor``).
         case poolStalled(waited: Double, poolAlive: Double, silent: Double)
     }
 
@@ -41,6 +42,11 @@ enum Deadline {
     /// A wait also fails when the pool ran no job at all for this many times its timeout: a pool
     /// that makes no progress is a failure too, and one the heartbeat alone would wait out forever.
     static let stallFactor = 10.0
+    /// The least time without a job after which a wait fails for the stall alone: a short wait
+    /// beside a parallel suite on a loaded machine may see its beats queued behind hundreds of
+    /// tests for seconds (many more under ThreadSanitizer, which multiplies the floor as it does
+    /// timeouts), and that is a long queue, not a stuck pool.
+    static let stallFloor = 60.0
 }
 
 /// Awaits `operation`, or throws ``DeadlineExceeded`` once Swift's cooperative pool has been
@@ -50,8 +56,9 @@ enum Deadline {
 /// time: on a loaded machine, or beside tests that keep the pool's few threads busy, the awaited
 /// work is slow but moving, and the wait goes on; when the pool runs freely and the work still does
 /// not finish, that is a hang, and the wait fails within about `seconds`. The wait also fails when
-/// the pool ran no job at all (not even a heartbeat) for ``Deadline/stallFactor`` times `seconds`,
-/// saying the pool itself made no progress (something blocks its threads).
+/// the pool ran no job at all (not even a heartbeat) for ``Deadline/stallFactor`` times `seconds`
+/// (at least ``Deadline/stallFloor``), saying the pool itself made no progress (something blocks
+/// its threads).
 ///
 /// Unlike Swift Testing's `.timeLimit` (which cancels the test and then waits for it), this returns
 /// at the deadline even when the awaited work ignores cancellation, such as a continuation nobody
@@ -154,7 +161,7 @@ final class PoolHeartbeat: @unchecked Sendable {
 
     /// Calls `expire` once the pool at `priority` has run `seconds` worth of beats from now (from
     /// the last look that saw `progress` move, when there is one), or once it ran none for
-    /// ``Deadline/stallFactor`` times `seconds`.
+    /// ``Deadline/stallFactor`` times `seconds` (at least ``Deadline/stallFloor``).
     func watch(
         priority: TaskPriority, for seconds: Double, progress: (@Sendable () -> Int)? = nil,
         expire: @escaping @Sendable (DeadlineExceeded.Kind) -> Void
@@ -162,7 +169,9 @@ final class PoolHeartbeat: @unchecked Sendable {
         // Read before the lock: `progress` is the test's code.
         let lastProgress = progress?()
         let beatsNeeded = max(1, Int((seconds / Self.interval).rounded(.up)))
-        let stallLimit = UInt64(seconds * Deadline.stallFactor * 1e9)
+        // `seconds` already allows for ThreadSanitizer (see `awaitWithDeadline`); the floor does too.
+        let floor = Deadline.stallFloor * Double(PoolTime.sanitizerFactor)
+        let stallLimit = UInt64(max(seconds * Deadline.stallFactor, floor) * 1e9)
         lock.lock()
         defer { lock.unlock() }
         // Every time is read under the lock, so that times compared under it never go backwards.

@@ -7,8 +7,8 @@ import Testing
 struct DeadlineTests {
     @Test("a wait nobody ends fails once the pool ran for its timeout, naming what was awaited")
     func aHangFails() async throws {
-        // Beside a parallel suite on a loaded machine the pool may also be silent for the 3 s of
-        // the stall rule (queued behind hundreds of tests): either failure is a hang caught.
+        // Either failure is a hang caught: the heartbeat's, or the stall rule's if the pool ran
+        // nothing at all for its floor.
         let never = GraphStories.Latch()
         let error = await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(0.3, "a latch nobody opens") { await never.wait() }
@@ -19,7 +19,7 @@ struct DeadlineTests {
 
     @Test("a wait on progress fails once its work stopped moving for its timeout, saying where")
     func aStuckWaitOnProgressFails() async throws {
-        // As in `aHangFails`, a pool queued behind hundreds of tests may trip the stall rule first.
+        // As in `aHangFails`, either failure is a hang caught.
         let never = GraphStories.Latch()
         let error = await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(0.5, "a batch that stopped", progress: { 7 }) { await never.wait() }
