@@ -1,5 +1,5 @@
 import Dispatch
-import OresRedux
+@_spi(OresReduxInternals) import OresRedux
 
 /// A store for tests about the order in which things happen.
 ///
@@ -485,6 +485,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// Where this test store's dispatches go: its ``store``, tracked, so that `receive` and `finish`
     /// wait for the async actions and graphs started through it (and name them when they time out).
     /// Sync actions are recorded for `receive` whichever way they were dispatched.
+    @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> {
         DispatchTarget(store: store, tracker: Tracker(log: log, counter: counter))
     }
@@ -507,8 +508,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         store.states()
     }
 
-    /// Follows the work started through ``dispatchTarget`` (or an owner of this test store) until
-    /// it ends.
+    /// Follows the work started through `dispatchTarget` (or an owner of this test store) until it
+    /// ends.
     struct Tracker: DispatchTracker {
         let log: LockedValue<ReducerLog<State>>
         let counter: WorkCounter

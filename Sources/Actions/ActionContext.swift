@@ -43,6 +43,7 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     /// and `cancel(id:)`). In an async action dispatched with an id, sync actions dispatched through
     /// it are dropped once that work was cancelled or replaced: a stale response never reaches the
     /// state.
+    @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: core, gate: gate) }
 
     /// Whether the store this context belongs to has been released; work that sees `true` can stop early.

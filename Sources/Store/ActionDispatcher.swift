@@ -1,6 +1,7 @@
 /// Anything that dispatches into a store: a ``Store``, a ``ScopedStore``, an ``ObservedStore``, an
-/// ``ActionContext``, and a test store. Its dispatch methods are written once, here, over the one
-/// thing each conforming type provides: where its actions go (``dispatchTarget``).
+/// ``ActionContext``, and a test store. Its dispatch methods are written once, here, for all of
+/// them. Only the library's types conform: to wrap a store, hold it (or take
+/// `some StoreProtocol<State>`) and dispatch through it.
 ///
 /// Feature code rarely names this protocol; it calls `dispatch` on whatever it holds, and the call
 /// means the same everywhere: a sync action is applied through the store's one pipeline, an async
@@ -19,9 +20,7 @@ public protocol ActionDispatcher<State>: Sendable {
     /// Where this dispatcher's actions go: the store, or the scope of it, and the rules of this
     /// dispatcher (an ``ActionContext`` of cancelled work drops what it dispatches; a test store
     /// tracks the work it starts).
-    ///
-    /// The library makes targets; a type of yours that wraps a store conforms by returning the
-    /// wrapped store's target.
+    @_spi(OresReduxInternals)
     var dispatchTarget: DispatchTarget<State> { get }
 }
 

@@ -1,8 +1,9 @@
-/// Where an ``ActionDispatcher``'s actions go: the store, or the scope of a store, they reach, and
+/// Where an `ActionDispatcher`'s actions go: the store, or the scope of a store, they reach, and
 /// the rules of the dispatcher they come from.
-///
-/// You never make one; every dispatcher the library gives you has one, and a type of yours that
-/// wraps a store conforms to ``ActionDispatcher`` by returning the wrapped store's target.
+// SPI, not `package`: it is the type of a requirement of the public `ActionDispatcher`, which Swift
+// allows only for a public or SPI type. As SPI, apps do not see it, and only this package's libraries
+// (which import `OresReduxInternals`) can conform a type to `ActionDispatcher` and `StoreProtocol`.
+@_spi(OresReduxInternals)
 public struct DispatchTarget<State: Sendable>: Sendable {
     /// The store, or the scope of a store, the actions reach.
     let backend: any StoreBackend<State>

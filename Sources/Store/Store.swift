@@ -57,6 +57,7 @@ public final class Store<State: Sendable>: Sendable {
 
     /// Where this store's dispatch methods send their actions: this store (see ``ActionDispatcher``
     /// for `dispatch` and `cancel(id:)`).
+    @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: core) }
 
     /// Applies a sync action: middleware, then reducer, then subscribers (see

@@ -7,7 +7,11 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
     enum Kind: Sendable {
         /// The cooperative pool ran jobs for `seconds` while the work stayed unfinished.
         case noProgress
-        /// The pool ran no job at all for ``Deadline/stallFactor`` times `seconds`.
+        /// The cooperative pool ran jobs for `seconds` while the work's measure of progress stayed
+        /// at `progress`.
+        case stoppedAt(progress: Int)
+        /// The pool ran no job at all for ``Deadline/stallFactor`` times `seconds` (and at least
+        /// ``Deadline/stallFloor``).
         case poolStalled(waited: Double, poolAlive: Double, silent: Double)
     }
 
@@ -19,6 +23,11 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
         switch kind {
         case .noProgress:
             return "\(what) did not finish within \(seconds) s while the cooperative pool was running (a hang?)"
+        case .stoppedAt(let progress):
+            return """
+                \(what) made no progress (stuck at \(progress)) for \(seconds) s while the cooperative pool was \
+                running (a hang?)
+                """
         case .poolStalled(let waited, let poolAlive, let silent):
             return """
                 \(what) did not finish in \(waited) s (the cooperative pool ran jobs for \(poolAlive) s of it), \
@@ -33,6 +42,11 @@ enum Deadline {
     /// A wait also fails when the pool ran no job at all for this many times its timeout: a pool
     /// that makes no progress is a failure too, and one the heartbeat alone would wait out forever.
     static let stallFactor = 10.0
+    /// The least time without a job after which a wait fails for the stall alone: a short wait
+    /// beside a parallel suite on a loaded machine may see its beats queued behind hundreds of
+    /// tests for seconds (many more under ThreadSanitizer, which multiplies the floor as it does
+    /// timeouts), and that is a long queue, not a stuck pool.
+    static let stallFloor = 60.0
 }
 
 /// Awaits `operation`, or throws ``DeadlineExceeded`` once Swift's cooperative pool has been
@@ -42,8 +56,9 @@ enum Deadline {
 /// time: on a loaded machine, or beside tests that keep the pool's few threads busy, the awaited
 /// work is slow but moving, and the wait goes on; when the pool runs freely and the work still does
 /// not finish, that is a hang, and the wait fails within about `seconds`. The wait also fails when
-/// the pool ran no job at all (not even a heartbeat) for ``Deadline/stallFactor`` times `seconds`,
-/// saying the pool itself made no progress (something blocks its threads).
+/// the pool ran no job at all (not even a heartbeat) for ``Deadline/stallFactor`` times `seconds`
+/// (at least ``Deadline/stallFloor``), saying the pool itself made no progress (something blocks
+/// its threads).
 ///
 /// Unlike Swift Testing's `.timeLimit` (which cancels the test and then waits for it), this returns
 /// at the deadline even when the awaited work ignores cancellation, such as a continuation nobody
@@ -53,13 +68,34 @@ func withDeadline<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the awaited work",
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
+    try await awaitWithDeadline(seconds, what, progress: nil, operation)
+}
+
+/// Awaits `operation`, or throws ``DeadlineExceeded`` once Swift's cooperative pool has been
+/// running jobs for `seconds` during which `progress` did not change: for a long batch of work (a
+/// stress loop) whose total time depends on the machine, while each step of it does not. The
+/// window starts again whenever `progress` (a count of what the work finished, such as commits)
+/// moved since the last look, so a slow machine never fails the wait and a hang still fails it
+/// about `seconds` after its last step. `progress` is called on a pool thread each time a window has
+/// passed, never under the deadline's lock.
+func withDeadline<T: Sendable>(
+    _ seconds: Double = 10, _ what: String = "the awaited work", progress: @escaping @Sendable () -> Int,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await awaitWithDeadline(seconds, what, progress: progress, operation)
+}
+
+private func awaitWithDeadline<T: Sendable>(
+    _ seconds: Double, _ what: String, progress: (@Sendable () -> Int)?,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     // Under ThreadSanitizer every step of the awaited work is slower in a way the pool's beats do
     // not see, as for the store's own waits (see `PoolTime.sanitizerFactor`).
     let seconds = seconds * Double(PoolTime.sanitizerFactor)
     let race = DeadlineRace<T>()
     let heartbeat = PoolHeartbeat.shared
     // Beats are sent at the priority of the awaiting task: the pool its work runs in.
-    let watch = heartbeat.watch(priority: Task.currentPriority, for: seconds) { kind in
+    let watch = heartbeat.watch(priority: Task.currentPriority, for: seconds, progress: progress) { kind in
         race.finish(.failure(DeadlineExceeded(what: what, seconds: seconds, kind: kind)))
     }
     defer { heartbeat.unwatch(watch) }
@@ -91,10 +127,14 @@ final class PoolHeartbeat: @unchecked Sendable {
     }
 
     private struct Watcher {
-        let startBeat: Int
+        /// The beat the current window started at: the watch's start, or the last look at
+        /// `progress` that saw it move.
+        var startBeat: Int
         let beatsNeeded: Int
         let started: UInt64
         let stallLimit: UInt64
+        let progress: (@Sendable () -> Int)?
+        var lastProgress: Int?
         let expire: @Sendable (DeadlineExceeded.Kind) -> Void
     }
 
@@ -119,13 +159,19 @@ final class PoolHeartbeat: @unchecked Sendable {
         self.timer = timer
     }
 
-    /// Calls `expire` once the pool at `priority` has run `seconds` worth of beats from now, or
-    /// once it ran none for ``Deadline/stallFactor`` times `seconds`.
+    /// Calls `expire` once the pool at `priority` has run `seconds` worth of beats from now (from
+    /// the last look that saw `progress` move, when there is one), or once it ran none for
+    /// ``Deadline/stallFactor`` times `seconds` (at least ``Deadline/stallFloor``).
     func watch(
-        priority: TaskPriority, for seconds: Double, expire: @escaping @Sendable (DeadlineExceeded.Kind) -> Void
+        priority: TaskPriority, for seconds: Double, progress: (@Sendable () -> Int)? = nil,
+        expire: @escaping @Sendable (DeadlineExceeded.Kind) -> Void
     ) -> Watch {
+        // Read before the lock: `progress` is the test's code.
+        let lastProgress = progress?()
         let beatsNeeded = max(1, Int((seconds / Self.interval).rounded(.up)))
-        let stallLimit = UInt64(seconds * Deadline.stallFactor * 1e9)
+        // `seconds` already allows for ThreadSanitizer (see `awaitWithDeadline`); the floor does too.
+        let floor = Deadline.stallFloor * Double(PoolTime.sanitizerFactor)
+        let stallLimit = UInt64(max(seconds * Deadline.stallFactor, floor) * 1e9)
         lock.lock()
         defer { lock.unlock() }
         // Every time is read under the lock, so that times compared under it never go backwards.
@@ -135,7 +181,7 @@ final class PoolHeartbeat: @unchecked Sendable {
         var lane = lanes[watch.priority, default: Lane()]
         lane.watchers[watch.id] = Watcher(
             startBeat: lane.beats, beatsNeeded: beatsNeeded, started: started, stallLimit: stallLimit,
-            expire: expire)
+            progress: progress, lastProgress: lastProgress, expire: expire)
         lanes[watch.priority] = lane
         return watch
     }
@@ -185,22 +231,48 @@ final class PoolHeartbeat: @unchecked Sendable {
         }
     }
 
-    /// On a pool thread: the pool at `priority` ran a job; expires the watches that have seen enough.
+    /// On a pool thread: the pool at `priority` ran a job; expires the watches that have seen enough,
+    /// and starts a new window for those whose progress moved.
     private func beat(_ priority: UInt8) {
         var expired: [@Sendable (DeadlineExceeded.Kind) -> Void] = []
+        var looks: [(id: UInt64, progress: @Sendable () -> Int)] = []
         lock.lock()
         if var lane = lanes[priority] {
             lane.beats += 1
             lane.lastBeat = Self.now()
             lane.isBeatPending = false
             for (id, watcher) in lane.watchers where lane.beats - watcher.startBeat >= watcher.beatsNeeded {
-                expired.append(watcher.expire)
-                lane.watchers[id] = nil
+                if let progress = watcher.progress {
+                    looks.append((id, progress))
+                } else {
+                    expired.append(watcher.expire)
+                    lane.watchers[id] = nil
+                }
             }
             lanes[priority] = lane
         }
         lock.unlock()
         for expire in expired { expire(.noProgress) }
+        guard !looks.isEmpty else { return }
+        let seen = looks.map { (id: $0.id, progress: $0.progress()) }
+        var stuck: [(@Sendable (DeadlineExceeded.Kind) -> Void, Int)] = []
+        lock.lock()
+        if var lane = lanes[priority] {
+            for (id, progress) in seen {
+                guard var watcher = lane.watchers[id] else { continue }
+                if progress == watcher.lastProgress {
+                    stuck.append((watcher.expire, progress))
+                    lane.watchers[id] = nil
+                } else {
+                    watcher.lastProgress = progress
+                    watcher.startBeat = lane.beats
+                    lane.watchers[id] = watcher
+                }
+            }
+            lanes[priority] = lane
+        }
+        lock.unlock()
+        for (expire, progress) in stuck { expire(.stoppedAt(progress: progress)) }
     }
 
     /// Nanoseconds as seconds, to a tenth.

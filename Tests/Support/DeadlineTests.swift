@@ -1,3 +1,4 @@
+import OresRedux
 import Testing
 
 /// The test helpers' own promises: a wait that never ends fails, by name, once the pool has run
@@ -6,14 +7,47 @@ import Testing
 struct DeadlineTests {
     @Test("a wait nobody ends fails once the pool ran for its timeout, naming what was awaited")
     func aHangFails() async throws {
-        // Beside a parallel suite on a loaded machine the pool may also be silent for the 3 s of
-        // the stall rule (queued behind hundreds of tests): either failure is a hang caught.
+        // Either failure is a hang caught: the heartbeat's, or the stall rule's if the pool ran
+        // nothing at all for its floor.
         let never = GraphStories.Latch()
         let error = await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(0.3, "a latch nobody opens") { await never.wait() }
         }
         #expect(error?.description.contains("a latch nobody opens") == true)
         never.open()
+    }
+
+    @Test("a wait on progress fails once its work stopped moving for its timeout, saying where")
+    func aStuckWaitOnProgressFails() async throws {
+        // As in `aHangFails`, either failure is a hang caught.
+        let never = GraphStories.Latch()
+        let error = await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(0.5, "a batch that stopped", progress: { 7 }) { await never.wait() }
+        }
+        #expect(error?.description.contains("a batch that stopped") == true)
+        if case .stoppedAt(let progress) = error?.kind { #expect(progress == 7) }
+        never.open()
+    }
+
+    @Test("a wait on progress outlives its timeout while its work moves")
+    func aMovingWaitOnProgressGoesOn() async throws {
+        // The deadline looks at progress when the wait starts and once each window of pool time
+        // has passed; the work ends at the fourth look: three windows, each renewed because the
+        // progress moved.
+        let looks = LockedValue(0)
+        let finished = GraphStories.Latch()
+        try await withDeadline(
+            0.5, "work that moves",
+            progress: {
+                let count = looks.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 4 { finished.open() }
+                return count
+            }
+        ) { await finished.wait() }
+        #expect(looks.withLock { $0 } >= 4)
     }
 
     @Test("work that finishes is returned, and its error thrown")

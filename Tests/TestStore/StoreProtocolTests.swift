@@ -84,33 +84,6 @@ struct StoreProtocolTests {
         testSubscription.cancel()
     }
 
-    /// An app's own wrapper around a store, written as the CHANGELOG says: one property to forward.
-    final class LoggingStore: StoreProtocol {
-        let store: Store<Counter>
-        init(store: Store<Counter>) { self.store = store }
-
-        var dispatchTarget: DispatchTarget<Counter> { store.dispatchTarget }
-        var state: Counter { store.state }
-        func subscribe(_ observer: @escaping @Sendable (Counter) -> Void) -> Subscription {
-            store.subscribe(observer)
-        }
-        func subscribe<Value: Equatable & Sendable>(
-            _ select: @escaping @Sendable (Counter) -> Value, _ observer: @escaping @Sendable (Value) -> Void
-        ) -> Subscription {
-            store.subscribe(select, observer)
-        }
-        func states() -> AsyncStream<Counter> { store.states() }
-    }
-
-    @Test("A wrapper that forwards only its dispatch target dispatches sync actions, async actions and graphs")
-    func wrapperForwardsItsTarget() async throws {
-        let wrapper = LoggingStore(store: Store(initialState: Counter(), reducer: Self.reducer))
-        let model = CounterModel(store: wrapper)
-        await model.load().wait()
-        #expect(wrapper.state == Counter(count: 42, loading: false))
-        #expect(try await wrapper.dispatch(LoadCount()).value == 42)
-    }
-
     /// Code that only dispatches takes any dispatcher: a store, a scope, an action's context.
     static func startLoading(_ dispatcher: some ActionDispatcher<Counter>) {
         dispatcher.dispatch(StartLoading())

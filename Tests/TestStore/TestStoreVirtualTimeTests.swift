@@ -133,41 +133,38 @@ struct TestStoreVirtualTimeTests {
         try await store.finish()
     }
 
-    @Test("A sleep that starts during an advance is measured from when it started, not from the target")
-    func clockAloneWalksDeadlines() async throws {
-        let clock = VirtualClock()
+    /// A call whose stub sleeps, works and sleeps again on the test store's clock.
+    struct Nap: AsyncAction {
+        func run(_ context: ActionContext<App.State>) async throws {}
+    }
+
+    // On a test store's clock, the store's own count of its work says when the woken stub went
+    // back to sleep: no quiet, yield or real time decides it, so no host's scheduling can outrun
+    // it. A clock used alone can only take a quiet moment for the end of the woken work (its
+    // `waitForSleepers` says so), which a preempted thread breaks: no test relies on that guess.
+    @Test(
+        "A sleep that starts during an advance is measured from when it started, even after a moment of work"
+    )
+    func wokenWorkBetweenSleepsIsWaitedFor() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
         let log = CoreStore.Recorder<String>()
-        let sleeper = Task {
+        store.stub(Nap.self) { [clock = store.clock] _, _ in
             try await clock.sleep(for: .seconds(1))
             log.record("1 s at \(clock.now)")
+            // Work that holds its thread for 2 ms of real time (decoding a response, say): a clock
+            // that trusted a few yields or a moment of quiet would advance past +2 s before the next
+            // sleep starts, whenever the host preempts this thread for longer than that.
+            let busyUntil = ContinuousClock.now + .milliseconds(2)
+            while ContinuousClock.now < busyUntil {}  // computing, not waiting: no sleep, no lock
             try await clock.sleep(for: .seconds(1))  // starts at +1 s, so ends at +2 s
             log.record("2 s at \(clock.now)")
         }
-        try await clock.waitForSleepers(1)
-        await clock.advance(by: .seconds(3))
-        try await withDeadline(30, "the sleeper") { try await sleeper.value }
+        let nap = store.dispatch(Nap())
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(3))
         #expect(log.values == ["1 s at +1.0 seconds", "2 s at +2.0 seconds"])
-        #expect(clock.now == VirtualClock.Instant(offset: .seconds(3)))
-    }
-
-    @Test("A woken task that works a moment before it sleeps again is still measured from its sleep")
-    func clockAloneWaitsForWorkBetweenSleeps() async throws {
-        let clock = VirtualClock()
-        let log = CoreStore.Recorder<String>()
-        let sleeper = Task {
-            try await clock.sleep(for: .seconds(1))
-            // Work that holds its thread for 2 ms of real time (decoding a response, say): a
-            // clock that trusted a few yields would advance past +2 s before the next sleep starts.
-            // It must hold the task's own pool thread (work done elsewhere, awaited, would be a
-            // suspension, another case); 2 ms is too short to starve anything beside it.
-            let busyUntil = ContinuousClock.now + .milliseconds(2)
-            while ContinuousClock.now < busyUntil {}  // computing, not waiting: no sleep, no lock
-            try await clock.sleep(for: .seconds(1))
-            log.record("2 s at \(clock.now)")
-        }
-        try await clock.waitForSleepers(1)
-        await clock.advance(by: .seconds(3))
-        try await withDeadline(30, "the sleeper") { try await sleeper.value }
-        #expect(log.values == ["2 s at +2.0 seconds"])
+        #expect(store.clock.now == VirtualClock.Instant(offset: .seconds(3)))
+        try await withDeadline(30, "the nap") { try await nap.value }
+        try await store.finish()
     }
 }

@@ -99,6 +99,7 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: ActionDispat
 
     /// Where this object's dispatches go: the store it mirrors (see ``ActionDispatcher`` for
     /// `dispatch` and `cancel(id:)`), so a view dispatches through what it observes.
+    @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> { store.dispatchTarget }
 
     /// Waits until the mirrored value satisfies `predicate` (at once if it already does): for tests

@@ -32,6 +32,7 @@ public final class ScopedStore<State: Sendable>: Sendable {
     /// Where this scope's dispatches go: the root store, through its one pipeline (see
     /// ``ActionDispatcher`` for `dispatch` and `cancel(id:)`). Async actions and graphs dispatched
     /// here have this scope's state type; ids are shared with the root store and its other scopes.
+    @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: backend) }
 
     /// Calls `observer` at once with this scope's state, then after every action the root store
