@@ -2,9 +2,9 @@ import OresRedux
 
 extension TestStore {
     /// Makes an owner for work that belongs to a screen (see `WorkOwner`), whose graphs and async
-    /// actions this test store follows as it follows ``dispatchTarget``'s: ``finish(timeout:fileID:filePath:line:column:)``
-    /// waits for them, and names an async action that finished after its owner ended (its `run`
-    /// ignored the cancellation).
+    /// actions this test store follows as it follows the work dispatched to it:
+    /// ``finish(timeout:fileID:filePath:line:column:)`` waits for them, and names an async action
+    /// that finished after its owner ended (its `run` ignored the cancellation).
     /// - Parameter name: what the test calls the screen ("Log-in screen").
     public func makeOwner(_ name: String) -> WorkOwner<State> {
         WorkOwner(store: store, name: name) { isEnded in
