@@ -10,17 +10,36 @@ public struct QueryObserved: Action {
     public let key: QueryKey
     /// What the entry's endpoint declares.
     let declaration: QueryDeclaration
+    /// How often this observer wants the entry refetched, or `nil` when it does not poll.
+    let polling: Duration?
 }
 
-/// An observer of an entry left; the last one starts the entry's time to removal.
+/// An observer of an entry left; the last one starts the entry's time to removal, and cancels the
+/// entry's calls in flight if its endpoint says so (``QueryUnobservedCall``).
 public struct QueryUnobserved: Action {
     /// The entry.
     public let key: QueryKey
+    /// The interval this observer polled at, or `nil` when it did not poll.
+    let polling: Duration?
 
     /// An observer of the entry at `key` left.
     public init(key: QueryKey) {
-        self.key = key
+        self.init(key: key, polling: nil)
     }
+
+    init(key: QueryKey, polling: Duration?) {
+        self.key = key
+        self.polling = polling
+    }
+}
+
+/// A poll of an entry asks to be the one that polls it: granted when no other poll is, and someone
+/// observing the entry asked for polling. One poll an entry, however many observers ask.
+public struct QueryPollClaimed: Action {
+    /// The entry.
+    public let key: QueryKey
+    /// The poll, by a number no other poll of this process had.
+    public let poll: UInt64
 }
 
 /// The removal of an entry nobody observed for its `keepUnobservedFor`: applied only if nobody
@@ -112,6 +131,7 @@ struct QueryDeclaration: Sendable {
     var tags: Set<QueryTag> = []
     var staleTime: Duration = .zero
     var keepUnobservedFor: Duration = .seconds(60)
+    var callWhenUnobserved: QueryUnobservedCall = .cancel
     var recipe: QueryRecipe?
 }
 

@@ -31,7 +31,8 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction {
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
         let call = QueryCallID.next()
         context.dispatch(QueryCallStarted(key: endpoint.key, call: call, declaration: endpoint.declaration))
-        let task = context.dispatch(endpoint)
+        // Under an id of its own, so that the last observer's leave can cancel exactly this call.
+        let task = context.dispatch(endpoint, id: QueryCallWork(call: call))
         do {
             let response = try await withTaskCancellationHandler {
                 try await task.value
@@ -55,6 +56,11 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction {
     {
         QueryAnswered(key: endpoint.key, call: call, answer: answer, at: QueryClock.now(context.clock))
     }
+}
+
+/// The work id of one call's endpoint, for `cancel(id:)` when the entry's last observer leaves.
+struct QueryCallWork: Hashable, Sendable {
+    let call: QueryCallID
 }
 
 /// A fetch: the entry's data when it is fresh (no call), or else the answer of a call, joined

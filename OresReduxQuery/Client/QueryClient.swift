@@ -53,29 +53,39 @@ public struct QueryClient<State: Sendable>: Sendable {
 
     /// Observes `endpoint`'s entry: it is kept (and fetched, unless fresh) while the returned
     /// observation lives, and removed its `keepUnobservedFor` after the last observation ends.
+    /// If a call is in flight when the last observation ends, it is cancelled or finishes into the
+    /// cache, as the endpoint's `callWhenUnobserved` says.
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        store.dispatch(QueryObserved(key: endpoint.key, declaration: endpoint.declaration))
-        store.dispatch(FetchQuery(endpoint, cache: cache))
-        let cache = cache
-        return QueryObservation(key: endpoint.key) {
-            store.dispatch(QueryUnobserved(key: endpoint.key))
-            store.dispatch(QueryUpkeep(.collect(endpoint.key), cache: cache))
-        }
+        observe(endpoint, polling: nil, in: store)
     }
 
     /// Observes `endpoint`'s entry as ``observe(_:in:)`` does, and refetches it every `interval` on
-    /// the store's clock while the observation lives (a poll joins a call in flight whose answer
-    /// will be applied). The poll ends with the observation: a screen that left polls no more.
+    /// the store's clock while someone polls it. One poll serves every observer of the entry, at the
+    /// shortest interval they asked for (a new interval counts from the poll's next tick); a poll
+    /// joins a call in flight whose answer will be applied. When the last observer that polls
+    /// leaves, the poll makes no call any more and ends at its next tick; the next observer that
+    /// polls starts it again.
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        let observation = observe(endpoint, in: store)
-        let poll = store.dispatch(QueryUpkeep(.poll(endpoint.key, every: interval), cache: cache))
-        return QueryObservation(key: endpoint.key) {
-            poll.cancel()
-            observation.cancel()
+        observe(endpoint, polling: Optional(interval), in: store)
+    }
+
+    // An owner of a screen's work (issue 38) would end the observation the same way: its end is
+    // the two dispatches of `leave`.
+    private func observe<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        let key = endpoint.key
+        store.dispatch(QueryObserved(key: key, declaration: endpoint.declaration, polling: polling))
+        store.dispatch(FetchQuery(endpoint, cache: cache))
+        if polling != nil { store.dispatch(QueryPoll(key, cache: cache)) }
+        let cache = cache
+        return QueryObservation(key: key) {
+            store.dispatch(QueryUnobserved(key: key, polling: polling))
+            store.dispatch(QueryUpkeep(.collect(key), cache: cache))
         }
     }
 

@@ -32,6 +32,9 @@ public protocol QueryEndpoint: AsyncAction, Hashable where Response: Equatable {
     var staleTime: Duration { get }
     /// How long the entry is kept once its last observer left; 60 seconds by default.
     var keepUnobservedFor: Duration { get }
+    /// What becomes of a call in flight when the entry's last observer leaves: cancelled (the
+    /// default) or finished into the cache.
+    var callWhenUnobserved: QueryUnobservedCall { get }
 }
 
 extension QueryEndpoint {
@@ -43,11 +46,14 @@ extension QueryEndpoint {
     public var staleTime: Duration { .zero }
     /// 60 seconds.
     public var keepUnobservedFor: Duration { .seconds(60) }
+    /// ``QueryUnobservedCall/cancel``: nobody needs the answer any more.
+    public var callWhenUnobserved: QueryUnobservedCall { .cancel }
 
     /// What the cache keeps of this endpoint with its entry.
     var declaration: QueryDeclaration {
         QueryDeclaration(
-            tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor, recipe: QueryRecipe(endpoint: self))
+            tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor,
+            callWhenUnobserved: callWhenUnobserved, recipe: QueryRecipe(endpoint: self))
     }
 }
 

@@ -44,7 +44,10 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
             case settings: [QueryTag("settings")]
             default: [QueryTag("items"), QueryTag("owner", id: key.path[2])]
             }
-        return QueryDeclaration(tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor)
+        // The setting is worth finishing into the cache when its last observer leaves; lists are not.
+        return QueryDeclaration(
+            tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor,
+            callWhenUnobserved: key == settings ? .finishIntoCache : .cancel)
     }
 
     struct Server {
@@ -175,7 +178,7 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
 
     mutating func observe(_ key: QueryKey) throws(QueryFuzzViolation) {
         observing[key, default: 0] += 1
-        try commit(QueryObserved(key: key, declaration: Self.declaration(key)), "observe \(key)")
+        try commit(QueryObserved(key: key, declaration: Self.declaration(key), polling: nil), "observe \(key)")
         try fetch(key, force: false, why: "observer")
     }
 

@@ -61,6 +61,7 @@ struct NaiveQueryCache: QueryCacheUnderTest {
         var fetchedAt: QueryTime?
         var tags: Set<QueryTag> = []
         var staleTime: Duration = .zero
+        var callWhenUnobserved: QueryUnobservedCall = .cancel
         var calls: Set<QueryCallID> = []
         var stale = false
         var unobservedAt: UInt64?
@@ -77,12 +78,16 @@ struct NaiveQueryCache: QueryCacheUnderTest {
             entry.observers += 1
             entry.tags.formUnion(action.declaration.tags)
             entry.staleTime = action.declaration.staleTime
+            entry.callWhenUnobserved = action.declaration.callWhenUnobserved
             entries[action.key] = entry
         case let action as QueryUnobserved:
             guard var entry = entries[action.key], entry.observers > 0 else { return }
             entry.observers -= 1
             counter += 1
-            if entry.observers == 0 { entry.unobservedAt = counter }
+            if entry.observers == 0 {
+                entry.unobservedAt = counter
+                if entry.callWhenUnobserved == .cancel { entry.calls = [] }
+            }
             entries[action.key] = entry
         case let action as QueryCollected:
             if entries[action.key]?.observers == 0, entries[action.key]?.unobservedAt == action.unobservedAt {

@@ -26,6 +26,16 @@ enum QueryFixtures {
         func run(_ context: ActionContext<AppState>) async throws -> [Post] { throw NoServer() }
     }
 
+    /// A user's profile: expensive to compute on the server, so a call in flight when the last
+    /// screen leaves finishes into the cache, for the screen that may come back.
+    struct Profile: QueryEndpoint {
+        let userID: Int
+        var key: QueryKey { QueryKey("profile", "\(userID)") }
+        var staleTime: Duration { .seconds(30) }
+        var callWhenUnobserved: QueryUnobservedCall { .finishIntoCache }
+        func run(_ context: ActionContext<AppState>) async throws -> String { throw NoServer() }
+    }
+
     /// Publishes a post: shown at the top of user 1's feed at once, and every `Post` list refetched
     /// once the server said yes.
     struct AddPost: QueryMutation {
@@ -48,7 +58,10 @@ enum QueryFixtures {
         let store = TestStore(initialState: AppState(), reducer: queries.reducer, exhaustivity: .off)
         store.runForReal(FetchQuery<Feed>.self)
         store.runForReal(QueryCall<Feed>.self)
+        store.runForReal(FetchQuery<Profile>.self)
+        store.runForReal(QueryCall<Profile>.self)
         store.runForReal(QueryUpkeep<AppState>.self)
+        store.runForReal(QueryPoll<AppState>.self)
         return store
     }
 }

@@ -24,6 +24,7 @@ struct QueryReferenceModel {
         var unobservedAt: Int?
         var tags: Set<QueryTag> = []
         var staleTime: Duration = .zero
+        var callWhenUnobserved: QueryUnobservedCall = .cancel
         /// Every write that is not an answer: the creation, mutations' successes, invalidations.
         var writes: [Int]
         var invalidations: [Int] = []
@@ -85,6 +86,7 @@ struct QueryReferenceModel {
         }
         entries[key]!.tags.formUnion(declaration.tags)
         entries[key]!.staleTime = declaration.staleTime
+        entries[key]!.callWhenUnobserved = declaration.callWhenUnobserved
     }
 
     /// Applies a cache action; `QueryCollected` is applied with ``collect(_:unobservedAt:)``, whose
@@ -98,7 +100,11 @@ struct QueryReferenceModel {
         case let action as QueryUnobserved:
             guard let entry = entries[action.key], entry.observers > 0 else { return }
             entries[action.key]!.observers -= 1
-            if entry.observers == 1 { entries[action.key]!.unobservedAt = next() }
+            if entry.observers == 1 {
+                entries[action.key]!.unobservedAt = next()
+                // Nobody needs the answers of the calls in flight any more: they are not applied.
+                if entry.callWhenUnobserved == .cancel { entries[action.key]!.calls = [:] }
+            }
         case let action as QueryCallStarted:
             ensure(action.key, action.declaration)
             entries[action.key]!.calls[action.call] = next()
@@ -149,6 +155,7 @@ struct QueryReferenceModel {
                 entry.observers = old.observers
                 entry.tags = old.tags
                 entry.staleTime = old.staleTime
+                entry.callWhenUnobserved = old.callWhenUnobserved
                 entry.invalidations = [now]
                 return entry
             }
