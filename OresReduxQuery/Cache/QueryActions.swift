@@ -59,6 +59,9 @@ public struct QueryCallStarted: Action {
     public let call: QueryCallID
     /// What the entry's endpoint declares.
     let declaration: QueryDeclaration
+    /// Whether the call fetches a page to append to the list (``QueryPagedEndpoint``): such a call
+    /// does not stand for a fetch of the entry, so an invalidation still refetches the list.
+    var isNextPage = false
 }
 
 /// A call's answer: applied only if nothing newer was written to the entry after the call started.
@@ -81,6 +84,10 @@ public struct QueryAnswered: Action {
     public let answer: Answer
     /// When it ended, on the store's clock.
     public let at: QueryTime
+    /// For a page appended to a list: the entry's ``QueryEntry/version`` the list had when the
+    /// call read it. The answer is then applied only if the entry is still at that version (the
+    /// list was not replaced since), so a page is never appended to pages it does not follow.
+    var extends: UInt64? = nil
 }
 
 /// A mutation's optimistic changes, shown from this commit until the mutation's own commit.

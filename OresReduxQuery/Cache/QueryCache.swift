@@ -115,6 +115,7 @@ public struct QueryCache: Equatable, Sendable {
             if entry.callWhenUnobserved == .cancel {
                 entry.cancelledCalls.formUnion(entry.calls.keys)
                 entry.calls.removeAll()
+                entry.nextPageCalls.removeAll()
             }
         }
         entries[action.key] = entry
@@ -136,11 +137,13 @@ public struct QueryCache: Equatable, Sendable {
     mutating func callStarted(_ action: QueryCallStarted) {
         var entry = entry(action.key, declaring: action.declaration)
         entry.calls[action.call] = stamp()
+        if action.isNextPage { entry.nextPageCalls.insert(action.call) }
         entries[action.key] = entry
     }
 
     mutating func answered(_ action: QueryAnswered) {
         guard var entry = entries[action.key] else { return }  // removed since the call started: discarded
+        entry.nextPageCalls.remove(action.call)
         guard let started = entry.calls.removeValue(forKey: action.call) else {
             // Cleared, or abandoned by the last observer, since the call started: discarded.
             if entry.cancelledCalls.remove(action.call) != nil { entries[action.key] = entry }
@@ -148,15 +151,19 @@ public struct QueryCache: Equatable, Sendable {
         }
         defer { entries[action.key] = entry }
         guard started > entry.version else { return }  // something newer was written: discarded
+        if let extends = action.extends, extends != entry.version { return }  // its list was replaced: discarded
         switch action.answer {
         case .response(let value, let tags):
             entry.confirmed = value
             entry.error = nil
-            entry.fetchedAt = action.at
             entry.tags = tags
-            entry.isInvalidated = false
-            // A settled change that this answer's call started after is in the answer already.
-            entry.layers.removeAll { layer in layer.settledAt.map { $0 < started } ?? false }
+            // A page appended to a list leaves it as old (and as stale) as the list it extends.
+            if action.extends == nil {
+                entry.fetchedAt = action.at
+                entry.isInvalidated = false
+                // A settled change that this answer's call started after is in the answer already.
+                entry.layers.removeAll { layer in layer.settledAt.map { $0 < started } ?? false }
+            }
         case .failure(let error):
             entry.error = error
         case .cancelled:

@@ -42,6 +42,8 @@ public struct QueryEntry: Equatable, Sendable {
     var confirmed: QueryValue?
     /// The calls in flight, each with the stamp of its start.
     var calls: [QueryCallID: UInt64] = [:]
+    /// Those of `calls` that fetch a next page.
+    var nextPageCalls: Set<QueryCallID> = []
     /// The optimistic changes over `confirmed`, in the order they were added.
     var layers: [QueryLayer] = []
     /// How to call the endpoint again (for refetches decided from the state alone).
@@ -89,8 +91,9 @@ public struct QueryEntry: Equatable, Sendable {
         return fetchedAt.advanced(by: staleTime) > now
     }
 
-    /// Whether a call started since the last write is in flight: its answer will be applied.
-    var hasCurrentCall: Bool { calls.values.contains { $0 > version } }
+    /// Whether a fetch of the entry started since the last write is in flight: its answer will be
+    /// applied. (A next page's call is no fetch of the list: it only extends it.)
+    var hasCurrentCall: Bool { calls.contains { call, started in started > version && !nextPageCalls.contains(call) } }
 
     /// `data`: `confirmed` with every layer applied, in order.
     mutating func showLayers() {

@@ -58,7 +58,7 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store)
+        observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
     }
 
     /// Observes `endpoint`'s entry as ``observe(_:in:)`` does, and refetches it every `interval` on
@@ -70,17 +70,63 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: Optional(interval), in: store)
+        observe(endpoint, polling: Optional(interval), in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
+    }
+
+    /// Observes a paged list's entry as ``observe(_:in:)`` does: kept (and its first page fetched,
+    /// unless the list is fresh) while the returned observation lives.
+    public func observe<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQueryPages(endpoint, cache: cache)) }
+    }
+
+    /// Observes a paged list's entry as ``observe(_:polling:in:)`` does; each poll fetches again as
+    /// many pages as the list has, from the first, and replaces them in one write.
+    public func observe<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        observe(endpoint, polling: Optional(interval), in: store) {
+            store.dispatch(FetchQueryPages(endpoint, cache: cache))
+        }
+    }
+
+    /// A paged list: the cached one when it is fresh, or else its pages fetched again, from the first.
+    @discardableResult
+    public func fetch<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
+        store.dispatch(FetchQueryPages(endpoint, cache: cache))
+    }
+
+    /// Fetches the page after the list's last one and appends it (the first page, when the list
+    /// has none); the list is returned as it was if it has no next page. The page is discarded if
+    /// the list was replaced while it was fetched (a refetch, an invalidation, a clear).
+    @discardableResult
+    public func fetchNextPage<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
+        store.dispatch(FetchQueryPages(endpoint, cache: cache, pages: .next, force: true))
+    }
+
+    /// Fetches a paged list again even if it is fresh: as many pages as it has, from the first,
+    /// each after the one before it, replacing them all in one write.
+    @discardableResult
+    public func refetch<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
+        store.dispatch(FetchQueryPages(endpoint, cache: cache, force: true))
     }
 
     // An owner of a screen's work (issue 38) would end the observation the same way: its end is
     // the two dispatches of `leave`.
-    private func observe<Endpoint: QueryEndpoint>(
-        _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>
+    private func observe<Endpoint: QueryDeclaring>(
+        _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>,
+        fetch: () -> Void
     ) -> QueryObservation where Endpoint.State == State {
         let key = endpoint.key
         store.dispatch(QueryObserved(key: key, declaration: endpoint.declaration, polling: polling))
-        store.dispatch(FetchQuery(endpoint, cache: cache))
+        fetch()
         if polling != nil { store.dispatch(QueryPoll(key, cache: cache)) }
         let cache = cache
         return QueryObservation(key: key) {

@@ -27,8 +27,8 @@ public struct QueryPoll<State: Sendable>: AsyncAction {
         context.dispatch(QueryPollClaimed(key: key, poll: poll))
         while let interval = polled(poll, context)?.pollInterval {
             try await context.clock.sleep(for: interval)
-            guard let endpoint = polled(poll, context)?.recipe?.endpoint as? any QueryEndpoint,
-                let answer = context.refetch(endpoint, cache: cache, force: true)
+            guard let entry = polled(poll, context),
+                let answer = context.refetch(entry.recipe, cache: cache, force: true)
             else { return }
             await answer()
         }

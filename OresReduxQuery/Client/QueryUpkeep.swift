@@ -44,9 +44,7 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
                 work == .refetchInvalidated ? cache.keysToRefetch() : cache.keysStale(at: QueryClock.now(context.clock))
             var answers: [@Sendable () async -> Void] = []
             for key in keys {
-                guard let endpoint = cache[key]?.recipe?.endpoint as? any QueryEndpoint,
-                    let answer = context.refetch(endpoint, cache: self.cache)
-                else { continue }
+                guard let answer = context.refetch(cache[key]?.recipe, cache: self.cache) else { continue }
                 answers.append(answer)
             }
             for answer in answers { await answer() }
@@ -55,16 +53,38 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
 }
 
 extension ActionContext {
-    /// Fetches `endpoint` again into the cache at `cache`, if it belongs to this store's state (an
-    /// entry's endpoint always does: it was declared through a client of this cache); the closure
-    /// returned waits for the fetch's end.
-    func refetch<Endpoint: QueryEndpoint>(
-        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool = false
+    /// Fetches an entry's endpoint again (its `recipe`, paged or not) into the cache at `cache`;
+    /// the closure returned waits for the fetch's end. `nil` when the entry has no endpoint of this
+    /// store's state (an entry's endpoint always is: it was declared through a client of this cache).
+    func refetch(
+        _ recipe: QueryRecipe?, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool = false
+    ) -> (@Sendable () async -> Void)? {
+        if let endpoint = recipe?.endpoint as? any QueryEndpoint {
+            return refetch(endpoint, cache: cache, force: force)
+        }
+        if let endpoint = recipe?.endpoint as? any QueryPagedEndpoint {
+            return refetchPages(endpoint, cache: cache, force: force)
+        }
+        return nil
+    }
+
+    private func refetch<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
     ) -> (@Sendable () async -> Void)? {
         guard let context = self as? ActionContext<Endpoint.State>,
             let cache = CachePath(cache) as? CachePath<Endpoint.State>
         else { return nil }
         let fetch = context.dispatch(FetchQuery(endpoint, cache: cache.keyPath, force: force))
+        return { _ = try? await fetch.value }
+    }
+
+    private func refetchPages<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
+    ) -> (@Sendable () async -> Void)? {
+        guard let context = self as? ActionContext<Endpoint.State>,
+            let cache = CachePath(cache) as? CachePath<Endpoint.State>
+        else { return nil }
+        let fetch = context.dispatch(FetchQueryPages(endpoint, cache: cache.keyPath, force: force))
         return { _ = try? await fetch.value }
     }
 }

@@ -33,6 +33,8 @@ protocol QueryCacheUnderTest {
     func keysToRefetch() -> [QueryKey]
     func keysStale(at now: QueryTime) -> [QueryKey]
     func unobservedStamp(_ key: QueryKey) -> UInt64?
+    /// The entry's last write, as the cache's `QueryAnswered.extends` names it.
+    func version(_ key: QueryKey) -> UInt64?
 }
 
 extension QueryCache: QueryCacheUnderTest {
@@ -49,6 +51,8 @@ extension QueryCache: QueryCacheUnderTest {
     }
 
     func unobservedStamp(_ key: QueryKey) -> UInt64? { entries[key]?.unobservedAt }
+
+    func version(_ key: QueryKey) -> UInt64? { entries[key]?.version }
 }
 
 /// A cache written the way many are: every answer is applied as it arrives, and an optimistic
@@ -180,4 +184,7 @@ struct NaiveQueryCache: QueryCacheUnderTest {
     }
 
     func unobservedStamp(_ key: QueryKey) -> UInt64? { entries[key]?.unobservedAt }
+
+    /// A naive cache knows no versions: every answer applies, pages included.
+    func version(_ key: QueryKey) -> UInt64? { entries[key] == nil ? nil : 0 }
 }

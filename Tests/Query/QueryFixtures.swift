@@ -36,6 +36,23 @@ enum QueryFixtures {
         func run(_ context: ActionContext<AppState>) async throws -> String { throw NoServer() }
     }
 
+    /// One page of the timeline: its posts, and the page after it, if any.
+    struct TimelinePage: Equatable, Sendable {
+        let posts: [Post]
+        let next: Int?
+    }
+
+    /// Everybody's posts, page after page (`page` counts from 0).
+    struct Timeline: QueryPagedEndpoint {
+        var page = 0
+        var key: QueryKey { QueryKey("timeline") }
+        var tags: Set<QueryTag> { [QueryTag("Post")] }
+        var staleTime: Duration { .seconds(30) }
+        var firstPage: Timeline { Timeline() }
+        func nextPage(after page: TimelinePage) -> Timeline? { page.next.map { Timeline(page: $0) } }
+        func run(_ context: ActionContext<AppState>) async throws -> TimelinePage { throw NoServer() }
+    }
+
     /// Publishes a post: shown at the top of user 1's feed at once, and every `Post` list refetched
     /// once the server said yes.
     struct AddPost: QueryMutation {
@@ -58,6 +75,8 @@ enum QueryFixtures {
         let store = TestStore(initialState: AppState(), reducer: queries.reducer, exhaustivity: .off)
         store.runForReal(FetchQuery<Feed>.self)
         store.runForReal(QueryCall<Feed>.self)
+        store.runForReal(FetchQueryPages<Timeline>.self)
+        store.runForReal(QueryPagesCall<Timeline>.self)
         store.runForReal(FetchQuery<Profile>.self)
         store.runForReal(QueryCall<Profile>.self)
         store.runForReal(QueryUpkeep<AppState>.self)
@@ -67,6 +86,11 @@ enum QueryFixtures {
 }
 
 extension QueryCache {
+    /// The timeline as a view shows it: every page fetched, as one list.
+    var timeline: [QueryFixtures.Post]? {
+        self[QueryFixtures.Timeline()]?.data(as: QueryPages<QueryFixtures.Timeline>.self)?.pages.flatMap(\.posts)
+    }
+
     /// User `userID`'s feed as a view shows it, optimistic changes included.
     func feed(_ userID: Int) -> [QueryFixtures.Post]? {
         self[QueryFixtures.Feed(userID: userID).key]?.data(as: [QueryFixtures.Post].self)
