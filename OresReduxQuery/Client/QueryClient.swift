@@ -167,16 +167,38 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func mutate<Mutation: QueryMutation>(_ mutation: Mutation, in store: some ActionDispatcher<State>)
         -> QueryMutationRun<State, Mutation.Response> where Mutation.State == State
     {
+        let mutationGraph = graph(of: mutation)
+        return QueryMutationRun(
+            id: mutationGraph.id, run: store.dispatch(mutationGraph.graph), call: mutationGraph.call)
+    }
+
+    /// A mutation's graph, each node labelled (the labels a durable run journals): its optimistic
+    /// changes, the call (its fallback and the run's cancel action roll them back), the success's
+    /// commit, and the refetch of what it invalidated.
+    func graph<Mutation: QueryMutation>(of mutation: Mutation) -> QueryMutationGraph<State, Mutation.Response>
+    where Mutation.State == State {
         let id = QueryMutationID.next()
         var graph = ActionGraph<State>()
         let shown = graph.send(QueryOptimisticChangeAdded(mutation: id, patches: mutation.optimisticChanges))
+        graph.setLabel("optimistic change", for: shown)
         let call = graph.run(mutation, after: shown)
+        graph.setLabel("call", for: call)
         graph.setFallback(for: call) { _ in QueryMutationFailed(mutation: id) }
         graph.setCancelAction(QueryMutationFailed(mutation: id))
         let succeeded = graph.send(QueryMutationSucceeded(mutation: id, invalidates: mutation.invalidates), after: call)
-        graph.run(QueryUpkeep(.refetchInvalidated, cache: cache), after: succeeded)
-        return QueryMutationRun(id: id, run: store.dispatch(graph), call: call)
+        graph.setLabel("success", for: succeeded)
+        let refetch = graph.run(QueryUpkeep(.refetchInvalidated, cache: cache), after: succeeded)
+        graph.setLabel("refetch", for: refetch)
+        return QueryMutationGraph(id: id, graph: graph, call: call, refetch: refetch)
     }
+}
+
+/// A mutation's graph and the nodes a durable run declares.
+struct QueryMutationGraph<State: Sendable, Response: Sendable> {
+    let id: QueryMutationID
+    var graph: ActionGraph<State>
+    let call: Node<Response>
+    let refetch: Node<Void>
 }
 
 /// A mutation's run: its response, and the end of its graph (refetches included).
