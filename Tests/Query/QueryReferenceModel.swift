@@ -2,7 +2,7 @@ import OresRedux
 
 @testable import OresReduxQuery
 
-/// The order promise of the query cache (docs/query-cache.md), written as plainly as it is said:
+/// The order promise of the query cache (the guide "Server Data: Queries and Mutations"), written as plainly as it is said:
 /// each entry keeps the history of what was written to it, and every answer to a question is
 /// read off that history. The fuzz compares `QueryCache` with it after every commit.
 struct QueryReferenceModel {
