@@ -1,5 +1,5 @@
 /// What becomes of a call in flight when the last observer of its entry leaves: an endpoint's
-/// choice (``QueryEndpoint/callWhenUnobserved``).
+/// choice (``QueryDeclaring/callWhenUnobserved``).
 public enum QueryUnobservedCall: Hashable, Sendable, Codable {
     /// The call is cancelled (its task is cancelled, so a `URLSession` request stops) and its
     /// answer, should it come anyway, is discarded: nobody needs it any more. The default.

@@ -13,7 +13,7 @@ import OresRedux
 /// queries.mutate(AddPost(post: draft), in: store)
 /// ```
 ///
-/// Each method takes the store (or an ``ActionContext``, or a `TestStore`) it works in.
+/// Each method takes the store (or an `ActionContext`, or a `TestStore`) it works in.
 public struct QueryClient<State: Sendable>: Sendable {
     /// Where the cache is in the state.
     public let cache: WritableKeyPath<State, QueryCache> & Sendable
@@ -61,7 +61,7 @@ public struct QueryClient<State: Sendable>: Sendable {
         observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
     }
 
-    /// Observes `endpoint`'s entry as ``observe(_:in:)`` does, and refetches it every `interval` on
+    /// Observes `endpoint`'s entry as `observe(_:in:)` does, and refetches it every `interval` on
     /// the store's clock while someone polls it. One poll serves every observer of the entry, at the
     /// shortest interval they asked for (a new interval counts from the poll's next tick); a poll
     /// joins a call in flight whose answer will be applied. When the last observer that polls
@@ -73,7 +73,7 @@ public struct QueryClient<State: Sendable>: Sendable {
         observe(endpoint, polling: Optional(interval), in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
     }
 
-    /// Observes a paged list's entry as ``observe(_:in:)`` does: kept (and its first page fetched,
+    /// Observes a paged list's entry as `observe(_:in:)` does: kept (and its first page fetched,
     /// unless the list is fresh) while the returned observation lives.
     public func observe<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>

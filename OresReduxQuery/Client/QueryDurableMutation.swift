@@ -28,13 +28,13 @@ public protocol QueryDurableMutation: QueryMutation, Codable where Response: Cod
     /// The mutation's name in the journal: keep it across releases, as a launch after an update
     /// resumes what the previous build journaled.
     static var durableName: String { get }
-    /// What a relaunch does with a call that started and never ended; ``InDoubtPolicy/failInDoubt``
+    /// What a relaunch does with a call that started and never ended; `InDoubtPolicy.failInDoubt`
     /// by default (at most once: the change is rolled back, and the call's error says why).
     var inDoubt: InDoubtPolicy<Response> { get }
 }
 
 extension QueryDurableMutation {
-    /// ``InDoubtPolicy/failInDoubt``: never called twice.
+    /// `InDoubtPolicy.failInDoubt`: never called twice.
     public var inDoubt: InDoubtPolicy<Response> { .failInDoubt }
 }
 
