@@ -33,6 +33,9 @@ let package = Package(
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tools/DurableSoakChild"),
+        // The durable mutation kill test's child (Tests/Query/QueryDurableMutationTests.swift): not a product.
+        .executableTarget(
+            name: "QueryMutationChild", dependencies: ["OresRedux", "OresReduxQuery"], path: "Tools/QueryMutationChild"),
         // The tests depend on the soak's child so that every way of building them (swift build
         // --build-tests, swift test, Xcode's Test action) builds it beside them, and on the Example
         // so that a test replays the journal it keeps with its own builders (`@testable import
@@ -41,6 +44,7 @@ let package = Package(
             name: "OresReduxTests",
             dependencies: [
                 "OresRedux", "OresReduxTesting", "OresReduxLive", "OresReduxQuery", "DurableSoakChild", "Example",
+                "QueryMutationChild",
             ],
             path: "Tests",
             // Run by LiveHostileClientTests from its place in the source tree, not from the bundle.

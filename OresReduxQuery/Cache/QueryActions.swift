@@ -10,17 +10,36 @@ public struct QueryObserved: Action {
     public let key: QueryKey
     /// What the entry's endpoint declares.
     let declaration: QueryDeclaration
+    /// How often this observer wants the entry refetched, or `nil` when it does not poll.
+    let polling: Duration?
 }
 
-/// An observer of an entry left; the last one starts the entry's time to removal.
+/// An observer of an entry left; the last one starts the entry's time to removal, and cancels the
+/// entry's calls in flight if its endpoint says so (``QueryUnobservedCall``).
 public struct QueryUnobserved: Action {
     /// The entry.
     public let key: QueryKey
+    /// The interval this observer polled at, or `nil` when it did not poll.
+    let polling: Duration?
 
     /// An observer of the entry at `key` left.
     public init(key: QueryKey) {
-        self.key = key
+        self.init(key: key, polling: nil)
     }
+
+    init(key: QueryKey, polling: Duration?) {
+        self.key = key
+        self.polling = polling
+    }
+}
+
+/// A poll of an entry asks to be the one that polls it: granted when no other poll is, and someone
+/// observing the entry asked for polling. One poll an entry, however many observers ask.
+public struct QueryPollClaimed: Action {
+    /// The entry.
+    public let key: QueryKey
+    /// The poll, by a number no other poll of this process had.
+    public let poll: UInt64
 }
 
 /// The removal of an entry nobody observed for its `keepUnobservedFor`: applied only if nobody
@@ -40,6 +59,9 @@ public struct QueryCallStarted: Action {
     public let call: QueryCallID
     /// What the entry's endpoint declares.
     let declaration: QueryDeclaration
+    /// Whether the call fetches a page to append to the list (``QueryPagedEndpoint``): such a call
+    /// does not stand for a fetch of the entry, so an invalidation still refetches the list.
+    var isNextPage = false
 }
 
 /// A call's answer: applied only if nothing newer was written to the entry after the call started.
@@ -62,6 +84,10 @@ public struct QueryAnswered: Action {
     public let answer: Answer
     /// When it ended, on the store's clock.
     public let at: QueryTime
+    /// For a page appended to a list: the entry's ``QueryEntry/version`` the list had when the
+    /// call read it. The answer is then applied only if the entry is still at that version (the
+    /// list was not replaced since), so a page is never appended to pages it does not follow.
+    var extends: UInt64? = nil
 }
 
 /// A mutation's optimistic changes, shown from this commit until the mutation's own commit.
@@ -112,6 +138,7 @@ struct QueryDeclaration: Sendable {
     var tags: Set<QueryTag> = []
     var staleTime: Duration = .zero
     var keepUnobservedFor: Duration = .seconds(60)
+    var callWhenUnobserved: QueryUnobservedCall = .cancel
     var recipe: QueryRecipe?
 }
 

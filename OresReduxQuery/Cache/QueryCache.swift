@@ -40,6 +40,7 @@ public struct QueryCache: Equatable, Sendable {
         .on(QueryObserved.self) { cache, action in cache.observed(action) },
         .on(QueryUnobserved.self) { cache, action in cache.unobserved(action) },
         .on(QueryCollected.self) { cache, action in cache.collected(action) },
+        .on(QueryPollClaimed.self) { cache, action in cache.pollClaimed(action) },
         .on(QueryCallStarted.self) { cache, action in cache.callStarted(action) },
         .on(QueryAnswered.self) { cache, action in cache.answered(action) },
         .on(QueryOptimisticChangeAdded.self) { cache, action in cache.optimisticChangeAdded(action) },
@@ -87,6 +88,7 @@ public struct QueryCache: Equatable, Sendable {
         entry.tags.formUnion(declaration.tags)
         entry.staleTime = declaration.staleTime
         entry.keepUnobservedFor = declaration.keepUnobservedFor
+        entry.callWhenUnobserved = declaration.callWhenUnobserved
         if let recipe = declaration.recipe { entry.recipe = recipe }
         return entry
     }
@@ -95,13 +97,34 @@ public struct QueryCache: Equatable, Sendable {
         var entry = entry(action.key, declaring: action.declaration)
         entry.observers += 1
         entry.unobservedAt = nil
+        if let polling = action.polling { entry.pollIntervals.append(polling) }
         entries[action.key] = entry
     }
 
+    /// The last observer's leave abandons the calls in flight if the endpoint cancels them: they
+    /// are forgotten at this commit, so their answers are discarded even if they come anyway.
     mutating func unobserved(_ action: QueryUnobserved) {
         guard var entry = entries[action.key], entry.observers > 0 else { return }
         entry.observers -= 1
-        if entry.observers == 0 { entry.unobservedAt = stamp() }
+        if let polling = action.polling, let index = entry.pollIntervals.firstIndex(of: polling) {
+            entry.pollIntervals.remove(at: index)
+        }
+        if entry.pollIntervals.isEmpty { entry.poll = nil }
+        if entry.observers == 0 {
+            entry.unobservedAt = stamp()
+            if entry.callWhenUnobserved == .cancel {
+                entry.cancelledCalls.formUnion(entry.calls.keys)
+                entry.calls.removeAll()
+                entry.nextPageCalls.removeAll()
+            }
+        }
+        entries[action.key] = entry
+    }
+
+    /// One poll an entry: the first that claims it while someone asks for polling.
+    mutating func pollClaimed(_ action: QueryPollClaimed) {
+        guard var entry = entries[action.key], entry.poll == nil, !entry.pollIntervals.isEmpty else { return }
+        entry.poll = action.poll
         entries[action.key] = entry
     }
 
@@ -114,24 +137,33 @@ public struct QueryCache: Equatable, Sendable {
     mutating func callStarted(_ action: QueryCallStarted) {
         var entry = entry(action.key, declaring: action.declaration)
         entry.calls[action.call] = stamp()
+        if action.isNextPage { entry.nextPageCalls.insert(action.call) }
         entries[action.key] = entry
     }
 
     mutating func answered(_ action: QueryAnswered) {
-        guard var entry = entries[action.key], let started = entry.calls.removeValue(forKey: action.call) else {
-            return  // the entry was removed or cleared since the call started: discarded
+        guard var entry = entries[action.key] else { return }  // removed since the call started: discarded
+        entry.nextPageCalls.remove(action.call)
+        guard let started = entry.calls.removeValue(forKey: action.call) else {
+            // Cleared, or abandoned by the last observer, since the call started: discarded.
+            if entry.cancelledCalls.remove(action.call) != nil { entries[action.key] = entry }
+            return
         }
         defer { entries[action.key] = entry }
         guard started > entry.version else { return }  // something newer was written: discarded
+        if let extends = action.extends, extends != entry.version { return }  // its list was replaced: discarded
         switch action.answer {
         case .response(let value, let tags):
             entry.confirmed = value
             entry.error = nil
-            entry.fetchedAt = action.at
             entry.tags = tags
-            entry.isInvalidated = false
-            // A settled change that this answer's call started after is in the answer already.
-            entry.layers.removeAll { layer in layer.settledAt.map { $0 < started } ?? false }
+            // A page appended to a list leaves it as old (and as stale) as the list it extends.
+            if action.extends == nil {
+                entry.fetchedAt = action.at
+                entry.isInvalidated = false
+                // A settled change that this answer's call started after is in the answer already.
+                entry.layers.removeAll { layer in layer.settledAt.map { $0 < started } ?? false }
+            }
         case .failure(let error):
             entry.error = error
         case .cancelled:
@@ -193,7 +225,11 @@ public struct QueryCache: Equatable, Sendable {
             entry.tags = old.tags
             entry.staleTime = old.staleTime
             entry.keepUnobservedFor = old.keepUnobservedFor
+            entry.callWhenUnobserved = old.callWhenUnobserved
             entry.recipe = old.recipe
+            entry.pollIntervals = old.pollIntervals
+            entry.poll = old.poll
+            entry.cancelledCalls = old.cancelledCalls
             entry.isInvalidated = true
             return entry
         }

@@ -35,17 +35,28 @@ public struct QueryEntry: Equatable, Sendable {
     public internal(set) var staleTime: Duration = .zero
     /// How long the entry is kept once nobody observes it.
     public internal(set) var keepUnobservedFor: Duration = .seconds(60)
+    /// What becomes of the entry's calls in flight when its last observer leaves.
+    public internal(set) var callWhenUnobserved: QueryUnobservedCall = .cancel
 
     /// The last applied response, without optimistic changes.
     var confirmed: QueryValue?
     /// The calls in flight, each with the stamp of its start.
     var calls: [QueryCallID: UInt64] = [:]
+    /// Those of `calls` that fetch a next page.
+    var nextPageCalls: Set<QueryCallID> = []
     /// The optimistic changes over `confirmed`, in the order they were added.
     var layers: [QueryLayer] = []
     /// How to call the endpoint again (for refetches decided from the state alone).
     var recipe: QueryRecipe?
     /// The stamp of the moment the last observer left, while nobody observes the entry.
     var unobservedAt: UInt64?
+    /// The intervals the observers that poll asked for, one per such observer.
+    var pollIntervals: [Duration] = []
+    /// The poll that refetches the entry, while one does (see ``QueryPollClaimed``).
+    var poll: UInt64?
+    /// The calls the last observer's leave abandoned: forgotten by the entry (their answers are
+    /// discarded), to be cancelled by the shell; each is dropped from here when its answer comes.
+    var cancelledCalls: Set<QueryCallID> = []
 
     init(version: UInt64) {
         self.version = version
@@ -58,6 +69,10 @@ public struct QueryEntry: Equatable, Sendable {
         if confirmed != nil { return .succeeded }
         return calls.isEmpty ? .idle : .loading
     }
+
+    /// How often the entry is refetched while observed: the shortest interval its polling
+    /// observers asked for, or `nil` when none polls.
+    public var pollInterval: Duration? { pollIntervals.min() }
 
     /// Whether a call for this entry is in flight (in the background, when ``data`` is there).
     public var isFetching: Bool { !calls.isEmpty }
@@ -76,8 +91,9 @@ public struct QueryEntry: Equatable, Sendable {
         return fetchedAt.advanced(by: staleTime) > now
     }
 
-    /// Whether a call started since the last write is in flight: its answer will be applied.
-    var hasCurrentCall: Bool { calls.values.contains { $0 > version } }
+    /// Whether a fetch of the entry started since the last write is in flight: its answer will be
+    /// applied. (A next page's call is no fetch of the list: it only extends it.)
+    var hasCurrentCall: Bool { calls.contains { call, started in started > version && !nextPageCalls.contains(call) } }
 
     /// `data`: `confirmed` with every layer applied, in order.
     mutating func showLayers() {

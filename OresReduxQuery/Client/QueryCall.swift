@@ -29,31 +29,73 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction {
     /// Stamps the call in the cache, runs the endpoint, and hands its answer to the cache (which
     /// applies it only if nothing newer was written meanwhile); returns the response either way.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
+        try await context.answerCall(of: endpoint) { call in
+            let response = try await endpoint.callServer(as: call, context)
+            return QueryAnswerValue(response, tags: endpoint.tags(for: response))
+        }
+    }
+}
+
+/// What a call hands to the cache when it succeeded: the entry's new value, the tags it provides,
+/// and, for a page appended to a list, the write of the list it extends.
+struct QueryAnswerValue<Value: Equatable & Sendable> {
+    let value: Value
+    let tags: Set<QueryTag>
+    var extends: UInt64?
+
+    init(_ value: Value, tags: Set<QueryTag>, extends: UInt64? = nil) {
+        self.value = value
+        self.tags = tags
+        self.extends = extends
+    }
+}
+
+extension ActionContext {
+    /// Stamps a call of `endpoint`'s entry (``QueryCallStarted``), runs `body` with the call's id,
+    /// and hands what it ended with (a value, an error, a cancellation) to the cache.
+    func answerCall<Endpoint: QueryDeclaring, Value: Equatable & Sendable>(
+        of endpoint: Endpoint, isNextPage: Bool = false, _ body: (QueryCallID) async throws -> QueryAnswerValue<Value>
+    ) async throws -> Value {
         let call = QueryCallID.next()
-        context.dispatch(QueryCallStarted(key: endpoint.key, call: call, declaration: endpoint.declaration))
-        let task = context.dispatch(endpoint)
+        let key = endpoint.key
+        dispatch(QueryCallStarted(key: key, call: call, declaration: endpoint.declaration, isNextPage: isNextPage))
+        func answered(_ answer: QueryAnswered.Answer, extends: UInt64? = nil) {
+            dispatch(QueryAnswered(key: key, call: call, answer: answer, at: QueryClock.now(clock), extends: extends))
+        }
         do {
-            let response = try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-            let answer = QueryAnswered.Answer.response(QueryValue(response), tags: endpoint.tags(for: response))
-            context.dispatch(answered(call, answer, context))
-            return response
+            let answer = try await body(call)
+            answered(.response(QueryValue(answer.value), tags: answer.tags), extends: answer.extends)
+            return answer.value
         } catch is CancellationError {
-            context.dispatch(answered(call, .cancelled, context))
+            answered(.cancelled)
             throw CancellationError()
         } catch {
-            context.dispatch(answered(call, .failure(QueryError(error)), context))
+            answered(.failure(QueryError(error)))
             throw error
         }
     }
 
-    private func answered(_ call: QueryCallID, _ answer: QueryAnswered.Answer, _ context: ActionContext<State>)
-        -> QueryAnswered
-    {
-        QueryAnswered(key: endpoint.key, call: call, answer: answer, at: QueryClock.now(context.clock))
+    /// The entry at `key`'s data when it is fresh (and `force` is not set), or else the value of
+    /// the call `call` starts for the entry's last write (`basis`). An entry that nobody observes
+    /// once the call ended (a prefetch, a fetch from a graph) is removed after its
+    /// `keepUnobservedFor`, unless observed meanwhile.
+    func fetch<Value: Sendable>(
+        _ key: QueryKey, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool, as type: Value.Type,
+        call: (_ basis: UInt64) -> ActionTask<Value>
+    ) async throws -> Value {
+        let entry = state[keyPath: cache][key]
+        if !force, let entry, entry.isFresh(at: QueryClock.now(clock)), let data = entry.data(as: Value.self) {
+            return data
+        }
+        let task = call(entry?.version ?? 0)
+        defer {
+            if state[keyPath: cache][key]?.observers == 0 { dispatch(QueryUpkeep(.collect(key), cache: cache)) }
+        }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 }
 
@@ -80,23 +122,8 @@ public struct FetchQuery<Endpoint: QueryEndpoint>: AsyncAction {
 
     /// The fresh data, or the answer of the (joined) call.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
-        let entry = context.state[keyPath: cache][endpoint.key]
-        if !force, let entry, entry.isFresh(at: QueryClock.now(context.clock)),
-            let data = entry.data(as: Endpoint.Response.self)
-        {
-            return data
-        }
-        let task = context.dispatch(QueryCall(endpoint: endpoint, basis: entry?.version ?? 0))
-        defer {
-            // Fetched for nobody (a prefetch, a fetch from a graph): kept for its keepUnobservedFor.
-            if context.state[keyPath: cache][endpoint.key]?.observers == 0 {
-                context.dispatch(QueryUpkeep(.collect(endpoint.key), cache: cache))
-            }
-        }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
+        try await context.fetch(endpoint.key, cache: cache, force: force, as: Endpoint.Response.self) { basis in
+            context.dispatch(QueryCall(endpoint: endpoint, basis: basis))
         }
     }
 }

@@ -13,7 +13,7 @@ import OresRedux
 /// queries.mutate(AddPost(post: draft), in: store)
 /// ```
 ///
-/// Each method takes the store (or an ``ActionContext``, or a `TestStore`) it works in.
+/// Each method takes the store (or an `ActionContext`, or a `TestStore`) it works in.
 public struct QueryClient<State: Sendable>: Sendable {
     /// Where the cache is in the state.
     public let cache: WritableKeyPath<State, QueryCache> & Sendable
@@ -53,29 +53,85 @@ public struct QueryClient<State: Sendable>: Sendable {
 
     /// Observes `endpoint`'s entry: it is kept (and fetched, unless fresh) while the returned
     /// observation lives, and removed its `keepUnobservedFor` after the last observation ends.
+    /// If a call is in flight when the last observation ends, it is cancelled or finishes into the
+    /// cache, as the endpoint's `callWhenUnobserved` says.
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        store.dispatch(QueryObserved(key: endpoint.key, declaration: endpoint.declaration))
-        store.dispatch(FetchQuery(endpoint, cache: cache))
-        let cache = cache
-        return QueryObservation(key: endpoint.key) {
-            store.dispatch(QueryUnobserved(key: endpoint.key))
-            store.dispatch(QueryUpkeep(.collect(endpoint.key), cache: cache))
-        }
+        observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
     }
 
-    /// Observes `endpoint`'s entry as ``observe(_:in:)`` does, and refetches it every `interval` on
-    /// the store's clock while the observation lives (a poll joins a call in flight whose answer
-    /// will be applied). The poll ends with the observation: a screen that left polls no more.
+    /// Observes `endpoint`'s entry as `observe(_:in:)` does, and refetches it every `interval` on
+    /// the store's clock while someone polls it. One poll serves every observer of the entry, at the
+    /// shortest interval they asked for (a new interval counts from the poll's next tick); a poll
+    /// joins a call in flight whose answer will be applied. When the last observer that polls
+    /// leaves, the poll makes no call any more and ends at its next tick; the next observer that
+    /// polls starts it again.
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        let observation = observe(endpoint, in: store)
-        let poll = store.dispatch(QueryUpkeep(.poll(endpoint.key, every: interval), cache: cache))
-        return QueryObservation(key: endpoint.key) {
-            poll.cancel()
-            observation.cancel()
+        observe(endpoint, polling: Optional(interval), in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
+    }
+
+    /// Observes a paged list's entry as `observe(_:in:)` does: kept (and its first page fetched,
+    /// unless the list is fresh) while the returned observation lives.
+    public func observe<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQueryPages(endpoint, cache: cache)) }
+    }
+
+    /// Observes a paged list's entry as ``observe(_:polling:in:)`` does; each poll fetches again as
+    /// many pages as the list has, from the first, and replaces them in one write.
+    public func observe<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
+    ) -> QueryObservation where Endpoint.State == State {
+        observe(endpoint, polling: Optional(interval), in: store) {
+            store.dispatch(FetchQueryPages(endpoint, cache: cache))
+        }
+    }
+
+    /// A paged list: the cached one when it is fresh, or else its pages fetched again, from the first.
+    @discardableResult
+    public func fetch<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
+        store.dispatch(FetchQueryPages(endpoint, cache: cache))
+    }
+
+    /// Fetches the page after the list's last one and appends it (the first page, when the list
+    /// has none); the list is returned as it was if it has no next page. The page is discarded if
+    /// the list was replaced while it was fetched (a refetch, an invalidation, a clear).
+    @discardableResult
+    public func fetchNextPage<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
+        store.dispatch(FetchQueryPages(endpoint, cache: cache, pages: .next, force: true))
+    }
+
+    /// Fetches a paged list again even if it is fresh: as many pages as it has, from the first,
+    /// each after the one before it, replacing them all in one write.
+    @discardableResult
+    public func refetch<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, in store: some ActionDispatcher<State>
+    ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
+        store.dispatch(FetchQueryPages(endpoint, cache: cache, force: true))
+    }
+
+    // An owner of a screen's work (issue 38) would end the observation the same way: its end is
+    // the two dispatches of `leave`.
+    private func observe<Endpoint: QueryDeclaring>(
+        _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>,
+        fetch: () -> Void
+    ) -> QueryObservation where Endpoint.State == State {
+        let key = endpoint.key
+        store.dispatch(QueryObserved(key: key, declaration: endpoint.declaration, polling: polling))
+        fetch()
+        if polling != nil { store.dispatch(QueryPoll(key, cache: cache)) }
+        let cache = cache
+        return QueryObservation(key: key) {
+            store.dispatch(QueryUnobserved(key: key, polling: polling))
+            store.dispatch(QueryUpkeep(.collect(key), cache: cache))
         }
     }
 
@@ -111,16 +167,38 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func mutate<Mutation: QueryMutation>(_ mutation: Mutation, in store: some ActionDispatcher<State>)
         -> QueryMutationRun<State, Mutation.Response> where Mutation.State == State
     {
+        let mutationGraph = graph(of: mutation)
+        return QueryMutationRun(
+            id: mutationGraph.id, run: store.dispatch(mutationGraph.graph), call: mutationGraph.call)
+    }
+
+    /// A mutation's graph, each node labelled (the labels a durable run journals): its optimistic
+    /// changes, the call (its fallback and the run's cancel action roll them back), the success's
+    /// commit, and the refetch of what it invalidated.
+    func graph<Mutation: QueryMutation>(of mutation: Mutation) -> QueryMutationGraph<State, Mutation.Response>
+    where Mutation.State == State {
         let id = QueryMutationID.next()
         var graph = ActionGraph<State>()
         let shown = graph.send(QueryOptimisticChangeAdded(mutation: id, patches: mutation.optimisticChanges))
+        graph.setLabel("optimistic change", for: shown)
         let call = graph.run(mutation, after: shown)
+        graph.setLabel("call", for: call)
         graph.setFallback(for: call) { _ in QueryMutationFailed(mutation: id) }
         graph.setCancelAction(QueryMutationFailed(mutation: id))
         let succeeded = graph.send(QueryMutationSucceeded(mutation: id, invalidates: mutation.invalidates), after: call)
-        graph.run(QueryUpkeep(.refetchInvalidated, cache: cache), after: succeeded)
-        return QueryMutationRun(id: id, run: store.dispatch(graph), call: call)
+        graph.setLabel("success", for: succeeded)
+        let refetch = graph.run(QueryUpkeep(.refetchInvalidated, cache: cache), after: succeeded)
+        graph.setLabel("refetch", for: refetch)
+        return QueryMutationGraph(id: id, graph: graph, call: call, refetch: refetch)
     }
+}
+
+/// A mutation's graph and the nodes a durable run declares.
+struct QueryMutationGraph<State: Sendable, Response: Sendable> {
+    let id: QueryMutationID
+    var graph: ActionGraph<State>
+    let call: Node<Response>
+    let refetch: Node<Void>
 }
 
 /// A mutation's run: its response, and the end of its graph (refetches included).

@@ -18,38 +18,9 @@ import OresRedux
 /// ```
 ///
 /// Two endpoints are the same query when their keys are equal; keep `key` a function of the
-/// endpoint's fields, so that equal endpoints have equal keys.
-public protocol QueryEndpoint: AsyncAction, Hashable where Response: Equatable {
-    /// The cache entry: the call and its arguments.
-    var key: QueryKey { get }
-    /// The tags every answer of this endpoint provides; none by default.
-    var tags: Set<QueryTag> { get }
-    /// The tags `response` provides: ``tags`` by default; add one per item to let a mutation of an
-    /// item invalidate exactly the lists that show it.
-    func tags(for response: Response) -> Set<QueryTag>
-    /// How long an answer is fresh, served without a call; zero by default (every fetch calls,
-    /// but joins a call in flight).
-    var staleTime: Duration { get }
-    /// How long the entry is kept once its last observer left; 60 seconds by default.
-    var keepUnobservedFor: Duration { get }
-}
-
-extension QueryEndpoint {
-    /// No tags.
-    public var tags: Set<QueryTag> { [] }
-    /// ``tags``.
-    public func tags(for response: Response) -> Set<QueryTag> { tags }
-    /// Zero: an answer is stale at once.
-    public var staleTime: Duration { .zero }
-    /// 60 seconds.
-    public var keepUnobservedFor: Duration { .seconds(60) }
-
-    /// What the cache keeps of this endpoint with its entry.
-    var declaration: QueryDeclaration {
-        QueryDeclaration(
-            tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor, recipe: QueryRecipe(endpoint: self))
-    }
-}
+/// endpoint's fields, so that equal endpoints have equal keys. What it declares (``QueryDeclaring``)
+/// all has defaults but `key`.
+public protocol QueryEndpoint: QueryDeclaring {}
 
 /// A change on the server, run as a graph by ``QueryClient/mutate(_:in:)``: its optimistic
 /// changes, the call, then the rollback of exactly those changes if it fails, or else the
@@ -89,10 +60,11 @@ extension QueryEndpoint {
 }
 
 extension QueryCache {
-    /// The entry of `endpoint`, or `nil` when none is cached: what a view selects.
+    /// The entry of `endpoint` (a page of a paged one names the whole list's entry), or `nil`
+    /// when none is cached: what a view selects.
     ///
     /// ```swift
     /// store.subscribe({ $0.cache[Feed(userID: 7)] }) { entry in render(entry) }
     /// ```
-    public subscript<Endpoint: QueryEndpoint>(endpoint: Endpoint) -> QueryEntry? { self[endpoint.key] }
+    public subscript<Endpoint: QueryDeclaring>(endpoint: Endpoint) -> QueryEntry? { self[endpoint.key] }
 }

@@ -3,7 +3,7 @@ import OresRedux
 
 /// Keeps a cache entry while it lives: what a screen holds for each query it shows.
 ///
-/// Made by ``QueryClient/observe(_:in:)``. Ending it (``cancel()``, or releasing it) counts the
+/// Made by `QueryClient.observe(_:in:)`. Ending it (``cancel()``, or releasing it) counts the
 /// observer out; when it was the last, the entry is removed once its `keepUnobservedFor` passed on
 /// the store's clock, unless someone observed it again meanwhile.
 public final class QueryObservation: Sendable {

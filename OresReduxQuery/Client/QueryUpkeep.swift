@@ -1,7 +1,8 @@
 import OresRedux
 
 /// The cache's upkeep, decided from the state alone: the refetch of observed entries after an
-/// invalidation or on the app's signal, and the removal of an entry nobody observes any more.
+/// invalidation or on the app's signal, and, once an entry's last observer left, the cancellation
+/// of the calls that leave abandoned and the removal of the entry.
 public struct QueryUpkeep<State: Sendable>: AsyncAction {
     /// What to do.
     public enum Work: Sendable, Equatable {
@@ -10,12 +11,9 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
         case refetchInvalidated
         /// Refetch the observed entries that are stale (``QueryCache/keysStale(at:)``).
         case refetchStale
-        /// Remove the entry at this key once its `keepUnobservedFor` passed, if nobody observed it
-        /// meanwhile.
+        /// Cancel the calls of the entry at this key that its last observer's leave abandoned, then
+        /// remove the entry once its `keepUnobservedFor` passed, if nobody observed it meanwhile.
         case collect(QueryKey)
-        /// Refetch the entry at this key every `interval` on the store's clock, while someone
-        /// observes it; ends at the first tick that finds nobody (or when cancelled).
-        case poll(QueryKey, every: Duration)
     }
 
     /// Where the cache is in the state.
@@ -31,45 +29,62 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
 
     /// Does the work; a refetch returns once every call it started has ended (their errors are in
     /// the entries), a removal once it was applied or was no longer due.
+    ///
+    /// - Throws: `CancellationError` when cancelled while it waits.
     public func run(_ context: ActionContext<State>) async throws {
         let cache = context.state[keyPath: self.cache]
         switch work {
         case .collect(let key):
+            for call in cache[key]?.cancelledCalls ?? [] { context.cancel(id: QueryCallWork(call: call)) }
             guard let entry = cache[key], entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
             try await context.clock.sleep(for: entry.keepUnobservedFor)
             context.dispatch(QueryCollected(key: key, unobservedAt: unobservedAt))
-        case .poll(let key, let interval):
-            while true {
-                try await context.clock.sleep(for: interval)
-                let entry = context.state[keyPath: self.cache][key]
-                guard let entry, entry.observers > 0, let endpoint = entry.recipe?.endpoint as? any QueryEndpoint,
-                    let answer = refetch(endpoint, context, force: true)
-                else { return }
-                await answer()
-            }
         case .refetchInvalidated, .refetchStale:
             let keys =
                 work == .refetchInvalidated ? cache.keysToRefetch() : cache.keysStale(at: QueryClock.now(context.clock))
             var answers: [@Sendable () async -> Void] = []
             for key in keys {
-                guard let endpoint = cache[key]?.recipe?.endpoint as? any QueryEndpoint,
-                    let answer = refetch(endpoint, context)
-                else { continue }
+                guard let answer = context.refetch(cache[key]?.recipe, cache: self.cache) else { continue }
                 answers.append(answer)
             }
             for answer in answers { await answer() }
         }
     }
+}
 
-    /// Fetches `endpoint` again, if it belongs to this store's state (an entry's endpoint always
-    /// does: it was declared through a client of this cache).
-    private func refetch<Endpoint: QueryEndpoint>(
-        _ endpoint: Endpoint, _ context: ActionContext<State>, force: Bool = false
+extension ActionContext {
+    /// Fetches an entry's endpoint again (its `recipe`, paged or not) into the cache at `cache`;
+    /// the closure returned waits for the fetch's end. `nil` when the entry has no endpoint of this
+    /// store's state (an entry's endpoint always is: it was declared through a client of this cache).
+    func refetch(
+        _ recipe: QueryRecipe?, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool = false
     ) -> (@Sendable () async -> Void)? {
-        guard let context = context as? ActionContext<Endpoint.State>,
+        if let endpoint = recipe?.endpoint as? any QueryEndpoint {
+            return refetch(endpoint, cache: cache, force: force)
+        }
+        if let endpoint = recipe?.endpoint as? any QueryPagedEndpoint {
+            return refetchPages(endpoint, cache: cache, force: force)
+        }
+        return nil
+    }
+
+    private func refetch<Endpoint: QueryEndpoint>(
+        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
+    ) -> (@Sendable () async -> Void)? {
+        guard let context = self as? ActionContext<Endpoint.State>,
             let cache = CachePath(cache) as? CachePath<Endpoint.State>
         else { return nil }
         let fetch = context.dispatch(FetchQuery(endpoint, cache: cache.keyPath, force: force))
+        return { _ = try? await fetch.value }
+    }
+
+    private func refetchPages<Endpoint: QueryPagedEndpoint>(
+        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
+    ) -> (@Sendable () async -> Void)? {
+        guard let context = self as? ActionContext<Endpoint.State>,
+            let cache = CachePath(cache) as? CachePath<Endpoint.State>
+        else { return nil }
+        let fetch = context.dispatch(FetchQueryPages(endpoint, cache: cache.keyPath, force: force))
         return { _ = try? await fetch.value }
     }
 }

@@ -33,7 +33,9 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
     static var all: QueryKey { QueryKey("items") }
     static func owned(by owner: Int) -> QueryKey { QueryKey("items", "owner", "\(owner)") }
     static var settings: QueryKey { QueryKey("settings") }
-    static var keys: [QueryKey] { [all, owned(by: 1), owned(by: 2), settings] }
+    /// Every item again, as a list fetched page after page (two items a page).
+    static var pages: QueryKey { QueryKey("items", "pages") }
+    static var keys: [QueryKey] { [all, owned(by: 1), owned(by: 2), settings, pages] }
     static var staleTime: Duration { .seconds(5) }
     static var keepUnobservedFor: Duration { .seconds(20) }
 
@@ -42,19 +44,29 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
             switch key {
             case all: [QueryTag("items"), QueryTag("all")]
             case settings: [QueryTag("settings")]
+            case pages: [QueryTag("items"), QueryTag("all"), QueryTag("pages")]
             default: [QueryTag("items"), QueryTag("owner", id: key.path[2])]
             }
-        return QueryDeclaration(tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor)
+        // The setting is worth finishing into the cache when its last observer leaves; lists are not.
+        return QueryDeclaration(
+            tags: tags, staleTime: staleTime, keepUnobservedFor: keepUnobservedFor,
+            callWhenUnobserved: key == settings ? .finishIntoCache : .cancel)
     }
 
     struct Server {
-        var items: [Int: Int] = [1: 1, 2: 2]
+        var items: [Int: Int] = [1: 1, 2: 2, 3: 1, 4: 2, 5: 1]
         var setting = 0
+
+        /// The page after `list`: the two items that follow its count, as the server has them now.
+        func page(after list: [Int]) -> [Int] {
+            Array(items.keys.sorted().dropFirst(list.count).prefix(2))
+        }
 
         func value(_ key: QueryKey) -> [Int] {
             switch key {
             case QueryCacheFuzz.settings: [setting]
             case QueryCacheFuzz.all: items.keys.sorted()
+            case QueryCacheFuzz.pages: Array(items.keys.sorted().prefix(2))  // a fetch of the list: its first page
             default: items.filter { "\($0.value)" == key.path[2] }.keys.sorted()
             }
         }
@@ -73,9 +85,18 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
         let invalidates: [QueryInvalidation]
     }
 
+    /// What a next page's call read of the list when it started, for each cache.
+    struct PageBase {
+        let list: [Int]
+        let cacheVersion: UInt64
+        let modelWrite: Int
+    }
+
     enum Pending {
         case read(QueryCallID, QueryKey)
         case answer(QueryCallID, QueryKey, [Int]?)
+        case readPage(QueryCallID, PageBase)
+        case answerPage(QueryCallID, PageBase, [Int]?)
         case reachServer(Mutation)
         case mutationAnswer(Mutation)
     }
@@ -143,7 +164,8 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
         case 22..<30: try fetch(key, force: false, why: "prefetch")
         case 30..<38: try fetch(key, force: true, why: "poll")
         case 38..<46: try advance(by: .seconds(rng.int(in: 1...8)))
-        case 46..<76: try deliverOne()
+        case 46..<70: try deliverOne()
+        case 70..<76: try nextPage()
         case 76..<88: try mutate()
         case 88..<94: try invalidate()
         case 94..<98: try signal()
@@ -175,7 +197,7 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
 
     mutating func observe(_ key: QueryKey) throws(QueryFuzzViolation) {
         observing[key, default: 0] += 1
-        try commit(QueryObserved(key: key, declaration: Self.declaration(key)), "observe \(key)")
+        try commit(QueryObserved(key: key, declaration: Self.declaration(key), polling: nil), "observe \(key)")
         try fetch(key, force: false, why: "observer")
     }
 
@@ -210,6 +232,34 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
         pending.append(.read(call, key))
     }
 
+    /// What `fetchNextPage` does: a call marked as a next page, which reads the list after its
+    /// start's commit (a list never fetched gets a whole fetch instead).
+    mutating func nextPage() throws(QueryFuzzViolation) {
+        guard let list = cache.view(Self.pages)?.confirmed else {
+            return try fetch(Self.pages, force: true, why: "first page")
+        }
+        // Half the time a refetch of the list is in flight when the next page is asked for, and half
+        // of those times it lands first: the page then follows a list that is no longer shown.
+        let refetch = rng.int(in: 0...1) == 0
+        let pendingBefore = pending.count
+        if refetch { try fetch(Self.pages, force: true, why: "poll of the list") }
+        let refetchCall = pending.count > pendingBefore ? pending.removeLast() : nil
+        let call = QueryCallID(rawValue: newID())
+        try commit(
+            QueryCallStarted(key: Self.pages, call: call, declaration: Self.declaration(Self.pages), isNextPage: true),
+            "\(call) of the page after \(list) starts")
+        if let cacheVersion = cache.version(Self.pages), let modelWrite = model.lastWrite(Self.pages) {
+            pending.append(.readPage(call, PageBase(list: list, cacheVersion: cacheVersion, modelWrite: modelWrite)))
+        }
+        guard case .read(let refetchID, let key) = refetchCall else { return }
+        if rng.int(in: 0...1) == 0 {
+            trace.append("\(step): \(refetchID) reads the server: \(server.value(key)), and lands first")
+            try answer(refetchID, key, server.value(key))
+        } else {
+            pending.append(.read(refetchID, key))
+        }
+    }
+
     mutating func advance(by duration: Duration) throws(QueryFuzzViolation) {
         now = now.advanced(by: duration)
         trace.append("\(step): time \(now)")
@@ -233,6 +283,13 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
             pending.append(.answer(call, key, fails ? nil : server.value(key)))
         case .answer(let call, let key, let value):
             try answer(call, key, value)
+        case .readPage(let call, let base):
+            let fails = rng.int(in: 0...99) < failureRate
+            let page = server.page(after: base.list)
+            trace.append("\(step): \(call) reads the page after \(base.list)\(fails ? " and will fail" : ": \(page)")")
+            pending.append(.answerPage(call, base, fails ? nil : base.list + page))
+        case .answerPage(let call, let base, let value):
+            try answer(call, Self.pages, value, extending: base)
         case .reachServer(let mutation):
             switch mutation.kind {
             case .add(let item, let owner): server.items[item] = owner
@@ -246,19 +303,27 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
         }
     }
 
-    mutating func answer(_ call: QueryCallID, _ key: QueryKey, _ value: [Int]?) throws(QueryFuzzViolation) {
-        let applies = model.wouldApply(key, call)
+    mutating func answer(_ call: QueryCallID, _ key: QueryKey, _ value: [Int]?, extending base: PageBase? = nil)
+        throws(QueryFuzzViolation)
+    {
+        let applies = model.wouldApply(key, call, extending: base?.modelWrite)
         let before = cache.view(key)
         let answer: QueryAnswered.Answer =
             value.map { .response(QueryValue($0), tags: Self.declaration(key).tags) } ?? .failure(QueryError(Failure()))
         let label = "\(call) of \(key) answers \(value.map { "\($0)" } ?? "an error")"
         trace.append("\(step): \(label)")
-        cache.reduce(QueryAnswered(key: key, call: call, answer: answer, at: now))
-        model.reduce(QueryAnswered(key: key, call: call, answer: answer, at: now))
+        cache.reduce(QueryAnswered(key: key, call: call, answer: answer, at: now, extends: base?.cacheVersion))
+        model.answer(QueryAnswered(key: key, call: call, answer: answer, at: now), extending: base?.modelWrite)
         let after = cache.view(key)
         if !applies,
             after?.confirmed != before?.confirmed || after?.status != before?.status && after?.status == .failed
         {
+            if let base {
+                throw violation(
+                    "promise 5 broken: \(label), a page of the list \(base.list), but the list was replaced since "
+                        + "(or cleared), and the page was appended: the entry went from "
+                        + "{\(before.map { "\($0)" } ?? "absent")} to {\(after.map { "\($0)" } ?? "absent")}")
+            }
             throw violation(
                 "promise 1 broken: \(label), but something newer was written to \(key) after that call started "
                     + "(or the entry was cleared), and the answer was applied: the entry went from "
@@ -401,10 +466,14 @@ struct QueryCacheFuzz<Cache: QueryCacheUnderTest> {
         }
         for key in Self.keys where observing[key, default: 0] > 0 {
             let view = cache.view(key)
-            guard view?.visible == server.value(key), view?.status == .succeeded else {
+            // A list shows its first page and any pages fetched after it: a prefix of every item.
+            let expected =
+                key == Self.pages
+                ? server.value(Self.all).prefix(max(2, view?.visible?.count ?? 0)).map { $0 } : server.value(key)
+            guard view?.visible == expected, view?.status == .succeeded else {
                 throw violation(
                     "at quiescence the observed entry \(key) is {\(view.map { "\($0)" } ?? "absent")}, "
-                        + "but the server has \(server.value(key))")
+                        + "but the server has \(expected)")
             }
         }
     }

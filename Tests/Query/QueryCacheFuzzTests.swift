@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxQuery
 import Testing
 
-/// The query cache's order promise (docs/query-cache.md) against a reference model, on random
+/// The query cache's order promise (the guide "Server Data: Queries and Mutations") against a reference model, on random
 /// histories of fetches, polls, answers in random order, mutations that succeed or fail with their
 /// optimistic changes, invalidations by tag and by prefix, observers that come and go, collection
 /// and clear-all (see `QueryCacheFuzz`).

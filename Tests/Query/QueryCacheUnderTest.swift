@@ -33,6 +33,8 @@ protocol QueryCacheUnderTest {
     func keysToRefetch() -> [QueryKey]
     func keysStale(at now: QueryTime) -> [QueryKey]
     func unobservedStamp(_ key: QueryKey) -> UInt64?
+    /// The entry's last write, as the cache's `QueryAnswered.extends` names it.
+    func version(_ key: QueryKey) -> UInt64?
 }
 
 extension QueryCache: QueryCacheUnderTest {
@@ -49,6 +51,8 @@ extension QueryCache: QueryCacheUnderTest {
     }
 
     func unobservedStamp(_ key: QueryKey) -> UInt64? { entries[key]?.unobservedAt }
+
+    func version(_ key: QueryKey) -> UInt64? { entries[key]?.version }
 }
 
 /// A cache written the way many are: every answer is applied as it arrives, and an optimistic
@@ -61,6 +65,7 @@ struct NaiveQueryCache: QueryCacheUnderTest {
         var fetchedAt: QueryTime?
         var tags: Set<QueryTag> = []
         var staleTime: Duration = .zero
+        var callWhenUnobserved: QueryUnobservedCall = .cancel
         var calls: Set<QueryCallID> = []
         var stale = false
         var unobservedAt: UInt64?
@@ -77,12 +82,16 @@ struct NaiveQueryCache: QueryCacheUnderTest {
             entry.observers += 1
             entry.tags.formUnion(action.declaration.tags)
             entry.staleTime = action.declaration.staleTime
+            entry.callWhenUnobserved = action.declaration.callWhenUnobserved
             entries[action.key] = entry
         case let action as QueryUnobserved:
             guard var entry = entries[action.key], entry.observers > 0 else { return }
             entry.observers -= 1
             counter += 1
-            if entry.observers == 0 { entry.unobservedAt = counter }
+            if entry.observers == 0 {
+                entry.unobservedAt = counter
+                if entry.callWhenUnobserved == .cancel { entry.calls = [] }
+            }
             entries[action.key] = entry
         case let action as QueryCollected:
             if entries[action.key]?.observers == 0, entries[action.key]?.unobservedAt == action.unobservedAt {
@@ -175,4 +184,7 @@ struct NaiveQueryCache: QueryCacheUnderTest {
     }
 
     func unobservedStamp(_ key: QueryKey) -> UInt64? { entries[key]?.unobservedAt }
+
+    /// A naive cache knows no versions: every answer applies, pages included.
+    func version(_ key: QueryKey) -> UInt64? { entries[key] == nil ? nil : 0 }
 }

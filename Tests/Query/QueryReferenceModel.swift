@@ -2,7 +2,7 @@ import OresRedux
 
 @testable import OresReduxQuery
 
-/// The order promise of the query cache (docs/query-cache.md), written as plainly as it is said:
+/// The order promise of the query cache (the guide "Server Data: Queries and Mutations"), written as plainly as it is said:
 /// each entry keeps the history of what was written to it, and every answer to a question is
 /// read off that history. The fuzz compares `QueryCache` with it after every commit.
 struct QueryReferenceModel {
@@ -10,6 +10,8 @@ struct QueryReferenceModel {
         let started: Int
         let value: [Int]
         let at: QueryTime
+        /// A page appended to the list: as old, and as stale, as the list it extends.
+        var isPage = false
     }
 
     struct Layer {
@@ -24,11 +26,14 @@ struct QueryReferenceModel {
         var unobservedAt: Int?
         var tags: Set<QueryTag> = []
         var staleTime: Duration = .zero
+        var callWhenUnobserved: QueryUnobservedCall = .cancel
         /// Every write that is not an answer: the creation, mutations' successes, invalidations.
         var writes: [Int]
         var invalidations: [Int] = []
         /// The calls in flight, with the tick of their start.
         var calls: [QueryCallID: Int] = [:]
+        /// Those of `calls` that fetch a next page: they do not stand for a fetch of the list.
+        var nextPageCalls: Set<QueryCallID> = []
         /// The answers applied, each at its call's start.
         var responses: [Response] = []
         var failures: [Int] = []
@@ -36,14 +41,19 @@ struct QueryReferenceModel {
 
         var lastWrite: Int { (writes + responses.map(\.started) + failures).max() ?? 0 }
         var lastResponse: Response? { responses.max { $0.started < $1.started } }
+        /// The last response that is a fetch of the whole entry (not a page appended).
+        var lastFetch: Response? { responses.filter { !$0.isPage }.max { $0.started < $1.started } }
         var isFailed: Bool { (failures.max() ?? -1) > (lastResponse?.started ?? -1) }
-        var isInvalidated: Bool { (invalidations.max() ?? -1) > (lastResponse?.started ?? -1) }
+        var isInvalidated: Bool { (invalidations.max() ?? -1) > (lastFetch?.started ?? -1) }
+        var hasCurrentFetch: Bool {
+            calls.contains { call, started in started > lastWrite && !nextPageCalls.contains(call) }
+        }
 
         /// A settled layer is shown until a response whose call started after its settlement.
         var shownLayers: [Layer] {
             layers.filter { layer in
                 guard let settledAt = layer.settledAt else { return true }
-                return !responses.contains { $0.started > settledAt }
+                return !responses.contains { !$0.isPage && $0.started > settledAt }
             }
         }
 
@@ -65,7 +75,7 @@ struct QueryReferenceModel {
         }
 
         func isFresh(at now: QueryTime) -> Bool {
-            guard !isFailed, !isInvalidated, let last = lastResponse else { return false }
+            guard !isFailed, !isInvalidated, let last = lastFetch else { return false }
             return last.at.advanced(by: staleTime) > now
         }
     }
@@ -85,6 +95,7 @@ struct QueryReferenceModel {
         }
         entries[key]!.tags.formUnion(declaration.tags)
         entries[key]!.staleTime = declaration.staleTime
+        entries[key]!.callWhenUnobserved = declaration.callWhenUnobserved
     }
 
     /// Applies a cache action; `QueryCollected` is applied with ``collect(_:unobservedAt:)``, whose
@@ -98,25 +109,20 @@ struct QueryReferenceModel {
         case let action as QueryUnobserved:
             guard let entry = entries[action.key], entry.observers > 0 else { return }
             entries[action.key]!.observers -= 1
-            if entry.observers == 1 { entries[action.key]!.unobservedAt = next() }
+            if entry.observers == 1 {
+                entries[action.key]!.unobservedAt = next()
+                // Nobody needs the answers of the calls in flight any more: they are not applied.
+                if entry.callWhenUnobserved == .cancel {
+                    entries[action.key]!.calls = [:]
+                    entries[action.key]!.nextPageCalls = []
+                }
+            }
         case let action as QueryCallStarted:
             ensure(action.key, action.declaration)
             entries[action.key]!.calls[action.call] = next()
+            if action.isNextPage { entries[action.key]!.nextPageCalls.insert(action.call) }
         case let action as QueryAnswered:
-            guard var entry = entries[action.key], let started = entry.calls.removeValue(forKey: action.call) else {
-                return
-            }
-            if started > entry.lastWrite {
-                switch action.answer {
-                case .response(let value, let tags):
-                    entry.responses.append(
-                        Response(started: started, value: value.value(as: [Int].self)!, at: action.at))
-                    entry.tags = tags
-                case .failure: entry.failures.append(started)
-                case .cancelled: break
-                }
-            }
-            entries[action.key] = entry
+            answer(action, extending: nil)
         case let action as QueryOptimisticChangeAdded:
             for patch in action.patches where entries[patch.key] != nil {
                 entries[patch.key]!.layers.append(Layer(mutation: action.mutation, patch: patch))
@@ -149,11 +155,41 @@ struct QueryReferenceModel {
                 entry.observers = old.observers
                 entry.tags = old.tags
                 entry.staleTime = old.staleTime
+                entry.callWhenUnobserved = old.callWhenUnobserved
                 entry.invalidations = [now]
                 return entry
             }
         default: break
         }
+    }
+
+    /// An answer; for a page appended to a list, `extending` is the model's last write to the
+    /// list when the call read it, and the page is applied only if nothing was written since.
+    mutating func answer(_ action: QueryAnswered, extending: Int?) {
+        guard var entry = entries[action.key], let started = entry.calls.removeValue(forKey: action.call) else {
+            return
+        }
+        entry.nextPageCalls.remove(action.call)
+        defer { entries[action.key] = entry }
+        guard started > entry.lastWrite, extending.map({ $0 == entry.lastWrite }) ?? true else { return }
+        switch action.answer {
+        case .response(let value, let tags):
+            let at = extending == nil ? action.at : entry.lastFetch?.at ?? action.at
+            entry.responses.append(
+                Response(started: started, value: value.value(as: [Int].self)!, at: at, isPage: extending != nil))
+            entry.tags = tags
+        case .failure: entry.failures.append(started)
+        case .cancelled: break
+        }
+    }
+
+    /// The model's last write to `key`: what a page's call extends.
+    func lastWrite(_ key: QueryKey) -> Int? { entries[key]?.lastWrite }
+
+    /// Whether the answer of `call`, a page extending the write `extending`, would be applied now.
+    func wouldApply(_ key: QueryKey, _ call: QueryCallID, extending: Int?) -> Bool {
+        guard let entry = entries[key], let started = entry.calls[call] else { return false }
+        return started > entry.lastWrite && (extending.map { $0 == entry.lastWrite } ?? true)
     }
 
     /// The removal of `key`, scheduled when its last observer left at the model's `unobservedAt`.
@@ -172,21 +208,15 @@ struct QueryReferenceModel {
 
     func view(_ key: QueryKey) -> QueryEntryView? { entries[key]?.view }
 
-    /// Whether the answer of `call` would be applied now.
-    func wouldApply(_ key: QueryKey, _ call: QueryCallID) -> Bool {
-        guard let entry = entries[key], let started = entry.calls[call] else { return false }
-        return started > entry.lastWrite
-    }
-
     func needsCall(_ key: QueryKey, at now: QueryTime, force: Bool) -> Bool {
         guard let entry = entries[key] else { return true }
-        if entry.calls.values.contains(where: { $0 > entry.lastWrite }) { return false }
+        if entry.hasCurrentFetch { return false }
         return force || !entry.isFresh(at: now)
     }
 
     func keysToRefetch() -> [QueryKey] {
         entries.filter { _, entry in
-            entry.observers > 0 && entry.isInvalidated && !entry.calls.values.contains { $0 > entry.lastWrite }
+            entry.observers > 0 && entry.isInvalidated && !entry.hasCurrentFetch
         }.keys.sorted { $0.description < $1.description }
     }
 

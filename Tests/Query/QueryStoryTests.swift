@@ -233,7 +233,7 @@ struct QueryStoryTests {
         #expect(store.calls(to: Feed.self).count == 3)
 
         screen.cancel()
-        try await store.clock.waitForSleepers(1)  // the entry's removal; the poll has ended
+        try await store.clock.waitForSleepers(2)  // the entry's removal, and the poll's tick that ends it
         await store.clock.advance(by: .seconds(60))
         try await store.receive(QueryCollected.self, notAsserting: [\.cache])
         #expect(store.calls(to: Feed.self).count == 3)

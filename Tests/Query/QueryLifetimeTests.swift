@@ -1,0 +1,114 @@
+import OresRedux
+import OresReduxQuery
+import OresReduxTesting
+import Testing
+
+/// How long an entry and its work live: one poll shared by the screens that show an entry, paused
+/// while none does; a call in flight when the last screen leaves, cancelled or finished into the
+/// cache as its endpoint says; the entry removed a set time after that, on the store's clock.
+/// Time is the test store's virtual clock, walked deadline by deadline.
+@Suite("Query cache: lifetime and sharing")
+struct QueryLifetimeTests {
+    typealias Feed = QueryFixtures.Feed
+    typealias Profile = QueryFixtures.Profile
+    let queries = QueryFixtures.queries
+    let hello = QueryFixtures.hello
+
+    @Test("two screens polling one feed share one poll, at the shorter interval, paused once both left")
+    func twoScreensShareOnePoll() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self, with: [hello])
+        let home = queries.observe(Feed(userID: 1), polling: .seconds(10), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        try await store.clock.waitForSleepers(1)  // home's poll, asleep for 10 s
+        let profile = queries.observe(Feed(userID: 1), polling: .seconds(4), in: store)  // fresh: no call
+        #expect(store.state.cache[Feed(userID: 1)]?.pollInterval == .seconds(4))
+
+        await store.clock.advance(by: .seconds(10))  // the poll's tick; the next one 4 s later
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        try await store.clock.waitForSleepers(1)  // one poll, not two
+        await store.clock.advance(by: .seconds(4))
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.calls(to: Feed.self).count == 3)
+
+        home.cancel()  // profile still polls, every 4 s
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(4))
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.calls(to: Feed.self).count == 4)
+
+        profile.cancel()  // nobody polls: the poll's next tick calls nobody, and it ends
+        #expect(store.state.cache[Feed(userID: 1)]?.pollInterval == nil)
+        try await store.clock.waitForSleepers(2)  // the poll's tick and the entry's removal
+        await store.clock.advance(by: .seconds(4))
+        #expect(store.clock.sleeperCount == 1)  // the removal alone
+        #expect(store.calls(to: Feed.self).count == 4)
+
+        let back = queries.observe(Feed(userID: 1), polling: .seconds(10), in: store)  // fresh: the poll resumes
+        try await store.clock.waitForSleepers(2)  // the new poll, and the removal of before
+        await store.clock.advance(by: .seconds(10))
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.calls(to: Feed.self).count == 5)
+        back.cancel()
+        try await store.clock.run()
+        #expect(store.state.cache[Feed(userID: 1)] == nil)
+        try await store.finish()
+    }
+
+    @Test("the last screen leaving cancels the feed's call in flight; its answer is never applied")
+    func theLastLeaveCancelsTheCall() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let home = queries.observe(Feed(userID: 1), in: store)
+        let profile = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+
+        home.cancel()  // one screen still shows the feed: the call goes on
+        #expect(store.state.cache[Feed(userID: 1)]?.isFetching == true)
+        profile.cancel()
+        #expect(store.state.cache[Feed(userID: 1)]?.isFetching == false)  // forgotten at this commit
+        #expect(store.state.cache[Feed(userID: 1)]?.status == .idle)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])  // cancelled, not answered
+        #expect(feeds.waitingCount == 0)
+        feeds.respond(with: [hello])  // kept for a next call that never comes
+        #expect(store.state.cache.feed(1) == nil)
+
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Feed(userID: 1)] == nil)
+        try await store.finish()
+    }
+
+    @Test(
+        "a profile's call in flight when its last screen leaves finishes into the cache, for a screen that comes back")
+    func aCallFinishesIntoTheCache() async throws {
+        let store = QueryFixtures.makeStore()
+        let profiles = store.hold(Profile.self)
+        let screen = queries.observe(Profile(userID: 1), in: store)
+        _ = try await profiles.nextCall()
+
+        screen.cancel()
+        #expect(store.state.cache[Profile(userID: 1)]?.isFetching == true)
+        profiles.respond(with: "Ada")
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Profile(userID: 1)]?.data(as: String.self) == "Ada")
+
+        try await store.clock.waitForSleepers(1)  // the removal, 60 s after the leave
+        await store.clock.advance(by: .seconds(20))
+        let back = queries.observe(Profile(userID: 1), in: store)  // fresh: shown without a call
+        #expect(store.state.cache[Profile(userID: 1)]?.data(as: String.self) == "Ada")
+        #expect(profiles.calls.count == 1)
+        back.cancel()
+        try await store.clock.waitForSleepers(2)
+        await store.clock.advance(by: .seconds(40))  // the first removal is due, and finds an observer's leave since
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Profile(userID: 1)] != nil)
+        await store.clock.advance(by: .seconds(19))
+        #expect(store.state.cache[Profile(userID: 1)] != nil)
+        await store.clock.advance(by: .seconds(1))  // 60 s after the second leave
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Profile(userID: 1)] == nil)
+        try await store.finish()
+    }
+}
