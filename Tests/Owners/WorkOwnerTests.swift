@@ -36,6 +36,7 @@ struct WorkOwnerTests {
 
         #expect(run.report[feed].outcome == .cancelled, "the call in flight ends at once")
         #expect(run.report[home].outcome == .cancelled, "the screen's own sync node is dropped")
+        #expect(run.report[home].start == nil && run.report[home].attempts == 0, "it never started, as after a cancel")
         #expect(run.report[profile].outcome == nil, "the profile's call goes on")
         profileGate.open()
         let value = try await withDeadline { try await run.value(of: profile) }

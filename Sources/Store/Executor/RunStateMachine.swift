@@ -542,7 +542,7 @@ struct RunStateMachine {
         for node in nodes.indices where !outlives[node] && !isInHand(node) {
             switch nodes[node].status {
             case .waiting, .ready:
-                if nodes[node].start == nil { nodes[node].start = now }
+                // Like a cancel: a node that never started keeps no start, so its report shows no try.
                 cancelledByOwner.insert(node)
                 markTerminal(node, .cancelled, now: now, &effects)
             case .running where !nodes[node].isSync:
