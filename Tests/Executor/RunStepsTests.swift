@@ -112,4 +112,31 @@ struct RunStepsTests {
         #expect(machine.handle(.takeSyncItem(now: .zero), insidePipeline: false).syncStep == .apply(.fallback(0)))
         #expect(machine.errors[0] is Offline)
     }
+
+    @Test("the step that applies a fallback hands the shell the error its node failed with")
+    func fallbackStepCarriesItsError() {
+        struct Refused: Error {}
+        var machine = Self.machine([(false, []), (false, [])], fallbacks: [0, 1])
+        _ = machine.handle(.start(now: .zero, earlier: EarlierLaunches()), insidePipeline: false)
+        _ = machine.handle(
+            .asyncFinished(node: 0, .failure(Offline()), now: .zero, handsOn: false), insidePipeline: false)
+        _ = machine.handle(
+            .asyncFinished(node: 1, .failure(Refused()), now: .zero, handsOn: false), insidePipeline: false)
+        let taken = machine.handle(.takeSyncItem(now: .zero), insidePipeline: false)
+        #expect(taken.syncStep == .apply(.fallback(0)))
+        #expect(taken.fallbackError is Offline)
+        let next = machine.handle(.syncItemApplied(.fallback(0), now: .zero, queuedWork: false), insidePipeline: true)
+        #expect(next.syncStep == .apply(.fallback(1)))
+        #expect(next.fallbackError is Refused, "the next item's error, not the one just applied")
+        let last = machine.handle(.syncItemApplied(.fallback(1), now: .zero, queuedWork: false), insidePipeline: true)
+        #expect(last.syncStep == .idle && last.fallbackError == nil)
+    }
+
+    @Test("a node's step carries no fallback error")
+    func nodeStepCarriesNoError() {
+        var machine = Self.machine([(true, [])])
+        _ = machine.handle(.start(now: .zero, earlier: EarlierLaunches()), insidePipeline: false)
+        let taken = machine.handle(.takeSyncItem(now: .zero), insidePipeline: false)
+        #expect(taken.syncStep == .apply(.node(0)) && taken.fallbackError == nil)
+    }
 }

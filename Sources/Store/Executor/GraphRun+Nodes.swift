@@ -10,8 +10,8 @@ extension GraphRun {
     func applySyncItems() {
         let now = elapsed()
         var next = perform(state.withLock { $0.handle(.takeSyncItem(now: now)) })
-        while case .apply(let item, let observers) = next {
-            if let action = action(for: item) {
+        while case .apply(let item, let fallbackError, let observers) = next {
+            if let action = action(for: item, fallbackError: fallbackError) {
                 let admit: (@Sendable () -> Bool)? =
                     if case .fallback = item { { [state] in state.withLock { $0.machine.mayApplyFallback } } } else {
                         nil
@@ -31,8 +31,9 @@ extension GraphRun {
     }
 
     /// The action to apply for `item`, built outside the run's lock: a `make` or fallback closure is
-    /// user code. The cancel action is a value, built with the graph: no user code.
-    private func action(for item: RunStateMachine.SyncItem) -> (any Action)? {
+    /// user code. The cancel action is a value, built with the graph: no user code. A fallback's
+    /// error is the machine's, handed over with the item.
+    private func action(for item: RunStateMachine.SyncItem, fallbackError: (any Error)?) -> (any Action)? {
         switch item {
         case .node(let node):
             switch storage.bodies[node] {
@@ -45,9 +46,9 @@ extension GraphRun {
                 preconditionFailure("OresRedux: node #\(node) is not a sync node")
             }
         case .fallback(let node):
-            // The machine queues a fallback only for a node that has one and failed with an error.
-            guard let error = state.withLock({ $0.machine.errors[node] }),
-                let fallback = storage.settings[node]?.fallback
+            // The machine queues a fallback only for a node that has one (its `nodesWithFallback`
+            // come from these settings) and hands over the error the node failed with.
+            guard let error = fallbackError, let fallback = storage.settings[node]?.fallback
             else { preconditionFailure("OresRedux: node #\(node)'s fallback was queued with nothing to apply") }
             return PureCall.run(.fallbackClosure) { fallback(error) }
         case .cancelAction:
@@ -141,8 +142,8 @@ enum NextForCaller {
     case none
     /// The async node the machine handed on to the task that ended a node.
     case handOn(Int)
-    /// The sync item the pipeline applies next.
-    case apply(RunStateMachine.SyncItem, [any RunObserver])
+    /// The sync item the pipeline applies next (with its node's error when it is a fallback).
+    case apply(RunStateMachine.SyncItem, fallbackError: (any Error)?, [any RunObserver])
 }
 
 extension GraphRun: PipelineRun {

@@ -235,7 +235,9 @@ public final class GraphRun<State: Sendable>: Sendable {
                 }
             case .leaveRegistry: if let id = performable.registration { core.unregister(id) }
             case .apply:
-                if case .apply(let item) = performable.steps.syncStep { next = .apply(item, performable.observers) }
+                if case .apply(let item) = performable.steps.syncStep {
+                    next = .apply(item, fallbackError: performable.steps.fallbackError, performable.observers)
+                }
             case .yieldToQueuedWork: core.requeue(self)
             }
         }

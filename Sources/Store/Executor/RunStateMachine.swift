@@ -249,8 +249,11 @@ struct RunStateMachine {
             steps = RunSteps()
             steps.flags.set(.resumeCaller, awaitFinish(waiter) != nil)
         }
-        if case .apply(.node(let node)) = steps.syncStep {
-            steps.attemptStarted = AttemptStart(node: node, attempt: 1, inLaunch: 1)
+        switch steps.syncStep {
+        case .apply(.node(let node)): steps.attemptStarted = AttemptStart(node: node, attempt: 1, inLaunch: 1)
+        // Queued only by a failure, which recorded the error first (see `markFailed`, `play`).
+        case .apply(.fallback(let node)): steps.fallbackError = errors[node]
+        default: break
         }
         holdWaiters(insidePipeline: insidePipeline, &steps)
         steps.flags.set(.deliverEvents, isObserved)
@@ -962,6 +965,9 @@ struct RunSteps: Sequence {
     var resume: [RunStateMachine.Waiter] = []
     /// What the pipeline does next, after a sync item was taken or applied; `nil` for other events.
     var syncStep: RunStateMachine.SyncStep? = nil
+    /// When `syncStep` applies a fallback: the error its node failed with, for the fallback closure
+    /// (so the shell reads no run state to build the action).
+    var fallbackError: (any Error)? = nil
 
     /// The cancel counted, and whether the store's release was its cause (see
     /// ``RunStep/runCancelled(byStoreRelease:)``); `nil` for other events.
