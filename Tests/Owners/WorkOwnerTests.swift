@@ -315,13 +315,18 @@ struct WorkOwnerTests {
 struct WorkOwnerEventTests {
     typealias AppState = OwnerStories.AppState
 
-    @Test("a run's events name the owner it was dispatched under; a store's run has none")
-    func eventsNameTheOwner() async throws {
+    /// A store whose events `events` records, and an owner of its work named "Screen".
+    static func observedStore() -> (Store<AppState>, WorkOwner<AppState>, OwnerStories.Recorder<StoreEvent>) {
         let events = OwnerStories.Recorder<StoreEvent>()
         var options = StoreOptions()
         options.onEvent = { events.record($0) }
         let store = Store(initialState: AppState(), reducer: OwnerStories.reducer, options: options)
-        let owner = store.makeOwner("Screen")
+        return (store, store.makeOwner("Screen"), events)
+    }
+
+    @Test("a run's events name the owner it was dispatched under; a store's run has none")
+    func eventsNameTheOwner() async throws {
+        let (store, owner, events) = Self.observedStore()
         var graph = ActionGraph<AppState>()
         graph.send(OwnerStories.Note("shown"))
         let (owned, plain) = (owner.dispatch(graph), store.dispatch(graph))
@@ -341,11 +346,7 @@ struct WorkOwnerEventTests {
 
     @Test("a node cancelled by its owner's end says so in its event")
     func eventsGiveTheReason() async throws {
-        let events = OwnerStories.Recorder<StoreEvent>()
-        var options = StoreOptions()
-        options.onEvent = { events.record($0) }
-        let store = Store(initialState: AppState(), reducer: OwnerStories.reducer, options: options)
-        let owner = store.makeOwner("Screen")
+        let (_, owner, events) = Self.observedStore()
         let gate = OwnerStories.Gate()
         var graph = ActionGraph<AppState>()
         graph.run(OwnerStories.Call<AppState>("feed", gate))
