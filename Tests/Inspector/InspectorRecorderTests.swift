@@ -49,6 +49,22 @@ struct InspectorRecorderTests {
         #expect(run.finishAt != nil && run.summary?.hasPrefix("5 nodes: 5 succeeded") == true)
     }
 
+    @Test("a run dispatched under an owner shows the owner's name in its run view")
+    func runsShowTheirOwner() async throws {
+        let inspector = InspectorRecorder<App.AppState>()
+        let store = Store(
+            initialState: App.AppState(), reducer: App.reducer, middleware: [inspector.middleware],
+            options: inspector.storeOptions())
+        let owner = store.makeOwner("Log-in screen")
+        await owner.dispatch(App.homeGraph()).wait()
+        await store.dispatch(App.homeGraph()).wait()
+        let recording = inspector.recording
+        #expect(
+            recording.runs.count == 2 && Set(recording.runs.map { $0.owner ?? "none" }) == ["Log-in screen", "none"])
+        let data = recording.dataJSON(title: "owners")
+        #expect(data.contains(#""owner":"Log-in screen""#))
+    }
+
     @Test("collections change by element: an insertion is one hunk, an element's field one replace")
     func collectionsAligned() {
         let builder = PatchBuilder(describer: Describer(options: InspectorLimits()))

@@ -4,7 +4,9 @@ import Testing
 
 /// The whole store against a reference model: random graphs run side by side on several tasks,
 /// plain dispatches from a thread meanwhile, a middleware and a subscriber that dispatch, fallbacks,
-/// and cancels at random moments. Every commit is logged by the reducer; the log and each run's
+/// cancels at random moments, and runs dispatched under owners (``WorkOwner``) with random per-node
+/// policies, each owner ended at a random moment from a task, a thread of its own or the subscriber.
+/// Every commit is logged by the reducer; the log and each run's
 /// outcomes are then checked against every order The Store guide promises ("Order you can rely
 /// on"), and against nothing it does not promise.
 ///
@@ -73,8 +75,12 @@ struct StoreOrderFuzzTests {
         var yields: [Int] = []
         /// Cancel after this many yields of the dispatching task, or never.
         var cancelAfter: Int?
+        /// The owner of the round the run is dispatched under, or the store itself.
+        var owner: Int?
+        /// Each node's policy for its owner's end (`nil`: the default).
+        var policies: [OwnerEndPolicy?] = []
 
-        static func random(_ rng: inout SplitMix64) -> Plan {
+        static func random(_ rng: inout SplitMix64, owners: Int) -> Plan {
             var plan = Plan()
             let count = rng.int(in: 2...12)
             for node in 0..<count {
@@ -93,7 +99,23 @@ struct StoreOrderFuzzTests {
                 plan.prerequisites.append(prerequisites)
             }
             plan.cancelAfter = rng.int(in: 0...3) == 0 ? rng.int(in: 0...6) : nil
+            let choices: [OwnerEndPolicy?] = [nil, .cancel, .finish, .finishWithDependents]
+            plan.policies = (0..<count).map { _ in choices[rng.int(in: 0...3)] }
+            if owners > 0, rng.int(in: 0...3) != 0 { plan.owner = rng.int(in: 0...(owners - 1)) }
             return plan
+        }
+
+        /// Whether a policy wants `node` to outlive its owner: its own, or an ancestor's
+        /// `.finishWithDependents` (then its fallback is kept too).
+        func wantsToOutlive(_ node: Int) -> Bool {
+            if let policy = policies[node], policy != .cancel { return true }
+            return ancestors(of: node).contains { policies[$0] == .finishWithDependents }
+        }
+
+        /// Whether `node` outlives its owner whenever the owner ends: it and every node it waits
+        /// for want to.
+        func surelyOutlives(_ node: Int) -> Bool {
+            wantsToOutlive(node) && prerequisites[node].allSatisfy(surelyOutlives)
         }
 
         func graph(run: Int) -> (ActionGraph<Log>, [Node<Void>]) {
@@ -110,6 +132,7 @@ struct StoreOrderFuzzTests {
                     }
                     nodes.append(work)
                 }
+                if let policy = policies[node] { graph.setOwnerEndPolicy(policy, for: nodes[node]) }
             }
             return (graph, nodes)
         }
@@ -161,8 +184,12 @@ struct StoreOrderFuzzTests {
     static func check(seed: UInt64) async throws {
         var rng = SplitMix64(seed: seed)
         let salt = rng.int(in: 0...4)
-        let plans = (0..<rng.int(in: 2...6)).map { _ in Plan.random(&rng) }
+        let ownerCount = rng.int(in: 0...3)
+        let plans = (0..<rng.int(in: 2...6)).map { _ in Plan.random(&rng, owners: ownerCount) }
         let plainCount = rng.int(in: 0...40)
+        // How each owner ends: after `at` yields of a task, on a thread of its own after them, or
+        // from the subscriber once the log holds `at` commits.
+        let endings = (0..<ownerCount).map { _ in (way: rng.int(in: 0...2), at: rng.int(in: 0...12)) }
         let store = Store(
             initialState: Log(),
             reducer: Reducer { log, action in
@@ -175,24 +202,57 @@ struct StoreOrderFuzzTests {
                     }
                     next(action)
                 }
-            ])
+            ],
+            // Refusals by an ended owner are expected here; the outcomes say what was refused.
+            options: StoreOptions(onDiagnostic: { _ in }))
         let echo = store.subscribe { log in
             if let last = log.entries.last, last.triggers(salt: salt).subscriber {
                 store.dispatch(Commit(entry: .fromSubscriber(last)))
             }
         }
-        defer { withExtendedLifetime(echo) {} }
+        let owners = (0..<ownerCount).map { store.makeOwner("Screen \($0)") }
+        let endedAt = LockedCounts()
+        let claimed = LockedValue<Set<Int>>([])
+        // Ends the owner once, and notes the log's length when its end returned.
+        let endOwner: @Sendable (Int) -> Void = { owner in
+            guard claimed.withLock({ $0.insert(owner).inserted }) else { return }
+            owners[owner].end()
+            endedAt.set(owner, store.state.entries.count)
+        }
+        let ender = store.subscribe { log in
+            for (owner, ending) in endings.enumerated() where ending.way == 2 && log.entries.count >= ending.at {
+                endOwner(owner)
+            }
+        }
+        defer { withExtendedLifetime((echo, ender)) {} }
 
         let cancelledAt = LockedCounts()
+        // Per owned run: whether its owner had ended before its dispatch, and after it returned.
+        let endedBeforeDispatch = LockedValue<Set<Int>>([])
+        let endedAfterDispatch = LockedValue<Set<Int>>([])
         let outcomes = try await withDeadline(30, "round of seed \(seed)") {
             async let plain: Void = onThread {
                 for number in 0..<plainCount { store.dispatch(Commit(entry: .plain(number))) }
             }
             let outcomes = await withTaskGroup(of: (Int, [String]).self) { group in
+                for (owner, ending) in endings.enumerated() where ending.way != 2 {
+                    group.addTask {
+                        for _ in 0..<ending.at { await Task.yield() }
+                        if ending.way == 0 { endOwner(owner) } else { await onThread { endOwner(owner) } }
+                        return (-1, [])
+                    }
+                }
                 for (index, plan) in plans.enumerated() {
                     group.addTask {
                         let (graph, nodes) = plan.graph(run: index)
-                        let run = store.dispatch(graph)
+                        let run: GraphRun<Log>
+                        if let owner = plan.owner {
+                            if owners[owner].isEnded { endedBeforeDispatch.withLock { _ = $0.insert(index) } }
+                            run = owners[owner].dispatch(graph)
+                            if owners[owner].isEnded { endedAfterDispatch.withLock { _ = $0.insert(index) } }
+                        } else {
+                            run = store.dispatch(graph)
+                        }
                         if let cancelAfter = plan.cancelAfter {
                             for _ in 0..<cancelAfter { await Task.yield() }
                             run.cancel()
@@ -205,10 +265,11 @@ struct StoreOrderFuzzTests {
                     }
                 }
                 var all: [Int: [String]] = [:]
-                for await (index, outcome) in group { all[index] = outcome }
+                for await (index, outcome) in group where index >= 0 { all[index] = outcome }
                 return all
             }
             await plain
+            for owner in owners.indices { endOwner(owner) }
             return outcomes
         }
         let log = store.state.entries
@@ -232,6 +293,13 @@ struct StoreOrderFuzzTests {
         for (run, plan) in plans.enumerated() {
             let where_ = "\(place), run \(run)"
             let outcome = outcomes[run] ?? []
+            let ownerEnd = plan.owner.flatMap { endedAt.value($0) }
+            let refused = endedBeforeDispatch.withLock { $0.contains(run) }
+            let adopted = plan.owner != nil && !endedAfterDispatch.withLock { $0.contains(run) }
+            if refused {
+                #expect(
+                    outcome.allSatisfy { $0 == "cancelled" }, "\(where_): dispatched to an ended owner, yet \(outcome)")
+            }
             var position: [Int: Int] = [:]
             var fallbackCommits = 0
             for (index, entry) in log.enumerated() {
@@ -245,10 +313,13 @@ struct StoreOrderFuzzTests {
                     if let cancelled = cancelledAt.value(run) {
                         #expect(index < cancelled, "\(where_): a fallback after cancel() returned")
                     }
+                    if let end = ownerEnd, !plan.wantsToOutlive(node) {
+                        #expect(index < end, "\(where_): a fallback of \(node) after its owner's end returned")
+                    }
                 default: break
                 }
             }
-            if plan.cancelAfter == nil {
+            if plan.cancelAfter == nil && plan.owner == nil {
                 #expect(outcome == plan.modelOutcomes, "\(where_): outcomes")
                 let failedWithFallback = plan.isSync.indices.filter { outcome[$0] == "failed" && plan.hasFallback[$0] }
                 #expect(fallbackCommits == failedWithFallback.count, "\(where_): fallbacks")
@@ -257,6 +328,17 @@ struct StoreOrderFuzzTests {
                 for node in plan.isSync.indices where outcome[node] != "cancelled" {
                     #expect(outcome[node] == model[node], "\(where_): node \(node) is \(outcome[node])")
                 }
+                // What surely outlives its owner is not cancelled by it (a run the owner adopted).
+                for node in plan.isSync.indices where plan.cancelAfter == nil && adopted && plan.surelyOutlives(node) {
+                    #expect(outcome[node] != "cancelled", "\(where_): node \(node) outlives its owner, yet cancelled")
+                }
+            }
+            if let end = ownerEnd {
+                // After the end returned, only the sync node in hand at that moment may still complete.
+                let late = plan.isSync.indices.filter { node in
+                    plan.isSync[node] && !plan.wantsToOutlive(node) && (position[node] ?? -1) >= end
+                }
+                #expect(late.count <= 1, "\(where_): applied after its owner's end returned: \(late)")
             }
             for node in plan.isSync.indices where plan.isSync[node] {
                 // Release rule: applied exactly when it succeeded, after every sync node it waits for.

@@ -316,13 +316,38 @@ struct WorkOwnerTests {
 struct WorkOwnerEventTests {
     typealias AppState = OwnerStories.AppState
 
-    @Test("a node cancelled by its owner's end says so in its event")
-    func eventsGiveTheReason() async throws {
+    /// A store whose events `events` records, and an owner of its work named "Screen".
+    static func observedStore() -> (Store<AppState>, WorkOwner<AppState>, OwnerStories.Recorder<StoreEvent>) {
         let events = OwnerStories.Recorder<StoreEvent>()
         var options = StoreOptions()
         options.onEvent = { events.record($0) }
         let store = Store(initialState: AppState(), reducer: OwnerStories.reducer, options: options)
-        let owner = store.makeOwner("Screen")
+        return (store, store.makeOwner("Screen"), events)
+    }
+
+    @Test("a run's events name the owner it was dispatched under; a store's run has none")
+    func eventsNameTheOwner() async throws {
+        let (store, owner, events) = Self.observedStore()
+        var graph = ActionGraph<AppState>()
+        graph.send(OwnerStories.Note("shown"))
+        let (owned, plain) = (owner.dispatch(graph), store.dispatch(graph))
+        _ = try await withDeadline { await owned.wait() }
+        _ = try await withDeadline { await plain.wait() }
+        let owners = try await withDeadline {
+            while true {
+                let finished = events.all.compactMap { event -> String?? in
+                    if case .runFinished(let run, _) = event { run.owner } else { nil }
+                }
+                if finished.count == 2 { return finished }
+                await Task.yield()
+            }
+        }
+        #expect(Set(owners.map { $0 ?? "none" }) == ["Screen", "none"])
+    }
+
+    @Test("a node cancelled by its owner's end says so in its event")
+    func eventsGiveTheReason() async throws {
+        let (_, owner, events) = Self.observedStore()
         let gate = OwnerStories.Gate()
         var graph = ActionGraph<AppState>()
         graph.run(OwnerStories.Call<AppState>("feed", gate))

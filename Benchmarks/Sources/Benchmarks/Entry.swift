@@ -61,7 +61,7 @@ let usage = """
                    untimed after each of its runs
       owners       the README log-in graph dispatched through a screen's owner against the same
                    graph dispatched to the store, and a sync dispatch through an owner against
-                   store.dispatch
+                   store.dispatch (time, and allocations per dispatch)
       live         a live inspector's "Dispatch again" (the registry's coding, the store, the
                    recorder) with the step described and its update written for a page, against a
                    dispatch into a store without the inspector; and the steps a second that makes
@@ -143,7 +143,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if groups.contains("durable") { await benchDurable(report, budget: budget, quick: quick) }
     if groups.contains("recorder") { await benchRecorder(report, budget: budget) }
     if groups.contains("live") { await benchLive(report, budget: budget) }
-    if groups.contains("owners") { await benchOwners(report, budget: budget) }
+    if groups.contains("owners") { await benchOwners(report, budget: budget, quick: quick) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9

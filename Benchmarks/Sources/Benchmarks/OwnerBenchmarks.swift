@@ -1,10 +1,11 @@
+import AllocationCounter
 import OresRedux
 
 // Issue 38: what dispatching through a screen's owner costs, paired against the same dispatch to
 // the store: the README log-in graph (its run is adopted by the owner before it starts), and a
 // sync dispatch (the owner passes it straight to the store).
 
-func benchOwners(_ report: Report, budget: Budget) async {
+func benchOwners(_ report: Report, budget: Budget, quick: Bool) async {
     report.section("Work that belongs to a screen: through an owner / to the store (time per run or dispatch)")
     let app = Store(initialState: AppState(), reducer: appReducer)
     let owner = app.makeOwner("Log-in screen")
@@ -25,4 +26,18 @@ func benchOwners(_ report: Report, budget: Budget) async {
             "owners", "sync dispatch through an owner", baseline: "store.dispatch", budget: budget,
             ours: { ops in for _ in 0..<ops { screen.dispatch(increment) } },
             baseline: { ops in for _ in 0..<ops { store.dispatch(increment) } }))
+
+    guard allocation_counter_available() != 0 else {
+        print("allocations not counted: the allocation counter works on Linux with glibc only, with no sanitizer")
+        return
+    }
+    let dispatches = quick ? 2_000 : 20_000
+    let allocations = AllocationRecord(
+        scenario: "sync dispatch through an owner", baseline: "store.dispatch",
+        ours: await allocationsPerOperation(dispatches) { for _ in 0..<$0 { screen.dispatch(increment) } },
+        theirs: await allocationsPerOperation(dispatches) { for _ in 0..<$0 { store.dispatch(increment) } })
+    report.add(allocations)
+    report.check(
+        "no allocation more per sync dispatch through an owner than to the store",
+        String(format: "%.2f vs %.2f", allocations.ours, allocations.theirs), allocations.ours <= allocations.theirs)
 }

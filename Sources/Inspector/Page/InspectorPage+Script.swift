@@ -502,7 +502,7 @@ extension InspectorPage {
             const run = D.runs[runIndex];
             const at = stepNumber();
             [...runList.children].forEach((b, i) => b.classList.toggle("on", i === runIndex));
-            setText($("runhead"), "Run #" + run.id + storeName(run.store) + " at step " + at + (run.summary ? " · " + run.summary : " · still running when recorded"));
+            setText($("runhead"), "Run #" + run.id + storeName(run.store) + (run.owner ? " · owner " + run.owner : "") + " at step " + at + (run.summary ? " · " + run.summary : " · still running when recorded"));
             const W = 170, H = 38, GX = 60, GY = 22;
             const width = Math.max(1, run.layers) * (W + GX) + 20, height = Math.max(1, run.rows) * (H + GY) + 20;
             const svg = sv("svg", { width, height, viewBox: "0 0 " + width + " " + height, id: "dag" });

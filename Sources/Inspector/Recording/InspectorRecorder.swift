@@ -607,6 +607,8 @@ struct InspectorStart: Sendable {
 struct InspectorRun: Sendable {
     var start: InspectorStart
     var nodes: [InspectorNode]
+    /// The name of the owner the run was dispatched under, if any.
+    var owner: String?
     /// The place of its finish among the recorded events.
     var finishSeq: Int?
     var finishAt: Int?
@@ -649,7 +651,9 @@ enum InspectorEventRecord: Sendable {
                     prerequisites: info.shape?.prerequisites(index) ?? [])
             }
             self = .runStarted(
-                info.id.rawValue, InspectorRun(start: InspectorStart(id: info.id.rawValue, time: time), nodes: nodes))
+                info.id.rawValue,
+                InspectorRun(
+                    start: InspectorStart(id: info.id.rawValue, time: time), nodes: nodes, owner: info.owner))
         case .nodeStarted(let info, let start):
             self = .nodeStarted(
                 info.id.rawValue, start.index,

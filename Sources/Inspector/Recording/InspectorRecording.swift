@@ -153,6 +153,7 @@ public struct InspectorRecording: Sendable {
             write(run.start, into: &object)
             object.field("finishAt") { $0.optionalNumber(run.finishAt) }
             object.field("summary") { $0.optionalString(run.summary) }
+            object.field("owner") { $0.optionalString(run.owner) }
             object.field("duration") { $0.milliseconds(run.duration) }
             object.field("chromeTrace") { $0.optionalString(run.chromeTrace) }
             object.field("layers") { $0.number(layout.layers) }

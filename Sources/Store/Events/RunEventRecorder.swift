@@ -10,14 +10,16 @@ final class RunEventRecorder: RunObserver {
 
     /// A recorder when the store is observed (`isObserved`); `nil` otherwise, so that an unobserved
     /// run records nothing. (Not a failable initializer: a class's allocates before it fails.)
-    static func ifObserved(_ isObserved: Bool, hub: EventHub, storage: GraphStorage) -> RunEventRecorder? {
-        isObserved ? RunEventRecorder(hub: hub, storage: storage) : nil
+    static func ifObserved(
+        _ isObserved: Bool, hub: EventHub, storage: GraphStorage, owner: String?
+    ) -> RunEventRecorder? {
+        isObserved ? RunEventRecorder(hub: hub, storage: storage, owner: owner) : nil
     }
 
-    private init(hub: EventHub, storage: GraphStorage) {
+    private init(hub: EventHub, storage: GraphStorage, owner: String?) {
         self.hub = hub
         self.shape = GraphShape(storage)
-        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: storage.count, shape: shape)
+        self.info = StoreEvent.RunInfo(id: hub.nextID(), nodeCount: storage.count, shape: shape, owner: owner)
         self.settings = storage.settings
     }
 

@@ -100,13 +100,17 @@ public enum StoreEvent: Sendable, CustomStringConvertible {
         public let id: ID
         /// How many nodes its graph has.
         public let nodeCount: Int
+        /// The name of the ``WorkOwner`` the run was dispatched under ("Log-in screen"); `nil` for a
+        /// run dispatched to the store itself.
+        public let owner: String?
         /// The graph's shape and names, for tools of this module (the inspector draws the graph
         /// from it).
         let shape: GraphShape?
 
-        init(id: ID, nodeCount: Int, shape: GraphShape? = nil) {
+        init(id: ID, nodeCount: Int, shape: GraphShape? = nil, owner: String? = nil) {
             self.id = id
             self.nodeCount = nodeCount
+            self.owner = owner
             self.shape = shape
         }
     }

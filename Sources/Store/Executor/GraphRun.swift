@@ -38,12 +38,15 @@ public final class GraphRun<State: Sendable>: Sendable {
     let journal: DurableRunJournal?
     /// What a durable run's earlier launches did, for the machine's start.
     private let earlier: EarlierLaunches
+    /// The name of the ``WorkOwner`` the run was dispatched under, for its events.
+    let ownerName: String?
 
     /// Runs the graph whose nodes `storage` holds (an `ActionGraph<State>`'s).
     init(
         host core: any RunHost, backend: any StoreBackend<State>, storage: GraphStorage,
-        durable journal: DurableRunJournal? = nil
+        durable journal: DurableRunJournal? = nil, owner: String? = nil
     ) {
+        self.ownerName = owner
         self.core = core
         self.backend = backend
         self.storage = storage
@@ -73,7 +76,9 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Records the run's events when the store is observed. Called before the run's first event.
     func observe(ifStoreIsObserved isObserved: Bool) {
-        guard isObserved, let recorder = RunEventRecorder.ifObserved(isObserved, hub: core.events, storage: storage)
+        guard isObserved,
+            let recorder = RunEventRecorder.ifObserved(
+                isObserved, hub: core.events, storage: storage, owner: ownerName)
         else {
             return
         }

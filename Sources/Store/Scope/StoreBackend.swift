@@ -75,7 +75,8 @@ extension StoreCore {
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil,
         owner: OwnerCore? = nil
     ) -> GraphRun<S> {
-        let run = GraphRun(host: self, backend: backend, storage: graph.storage, durable: durable)
+        let run = GraphRun(
+            host: self, backend: backend, storage: graph.storage, durable: durable, owner: owner?.name)
         if refusesDispatchFromPureCode("a graph of \(graph.count) nodes", "it was cancelled") {
             run.observe(ifStoreIsObserved: hasEventObservers)
             run.cancel()
