@@ -38,8 +38,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     let journal: DurableRunJournal?
     /// What a durable run's earlier launches did, for the machine's start.
     private let earlier: EarlierLaunches
-    /// The name of the ``WorkOwner`` the run was dispatched under, for its events.
-    let ownerName: String?
+    let ownerName: String?  // the name of the owner the run was dispatched under, for its events
 
     /// Runs the graph whose nodes `storage` holds (an `ActionGraph<State>`'s).
     init(
