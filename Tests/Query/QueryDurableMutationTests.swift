@@ -42,9 +42,10 @@ import Testing
             return (journal, try String(contentsOf: keyFile, encoding: .utf8))
         }
 
-        /// The next launch: a store whose screen shows the feed, and the durable runs, resumed.
+        /// The next launch: a store whose screen shows the feed, and the durable runs, resumed, with
+        /// the post's calls held (held before the resume: a resumed call may start at once).
         func relaunch(_ journal: URL) async throws -> (
-            TestStore<PostingState>, QueryObservation, DurableResumeReport<PostingState>
+            TestStore<PostingState>, QueryObservation, DurableResumeReport<PostingState>, HeldCalls<PublishPost>
         ) {
             let store = TestStore(initialState: PostingState(), reducer: postingQueries.reducer, exhaustivity: .off)
             store.runForReal(FetchQuery<PostingFeed>.self)
@@ -54,9 +55,10 @@ import Testing
             store.stub(PostingFeed.self, sequence: answers)
             let screen = postingQueries.observe(PostingFeed(), in: store)
             try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+            let posts = store.hold(PublishPost.self)
             let runs = DurableRuns(store: store.store, journal: try FileRunJournal(folder: journal))
             postingQueries.register(PublishPost.self, in: runs)
-            return (store, screen, await runs.resumeUnfinished())
+            return (store, screen, await runs.resumeUnfinished(), posts)
         }
 
         func feed(_ store: TestStore<PostingState>) -> [Post]? {
@@ -68,8 +70,7 @@ import Testing
         )
         func resumedWithItsChangeAndTheSameKey() async throws {
             let (journal, key) = try await childKilledMidCall("retried")
-            let (store, screen, report) = try await relaunch(journal)
-            let posts = store.hold(PublishPost.self)
+            let (store, screen, report, posts) = try await relaunch(journal)
             #expect(report.resumed.map(\.runID) == ["post-2"])
             #expect(report.resumed.first?.inDoubt == ["call"])
 
@@ -87,7 +88,7 @@ import Testing
         @Test("a post in doubt that must not be sent twice is shown again, then rolled back by its in-doubt failure")
         func resumedAndFailedInDoubt() async throws {
             let (journal, _) = try await childKilledMidCall("failed")
-            let (store, screen, report) = try await relaunch(journal)
+            let (store, screen, report, _) = try await relaunch(journal)
             let run = try #require(report.resumed.first?.run)
 
             _ = try await withDeadline { await run.wait() }
