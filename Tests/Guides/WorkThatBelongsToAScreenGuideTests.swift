@@ -31,9 +31,16 @@ enum ScreenGuideApp {
     struct FetchFeed: AsyncAction {
         let token: String
         func run(_ context: ActionContext<AppState>) async throws -> [String] {
-            try await Task.sleep(for: .seconds(3600))  // ends with task cancellation, not the clock
-            return []
+            try await ScreenGuideApp.answerOnlyCancellation()
         }
+    }
+
+    /// A call that never answers: it ends when its task is cancelled, as a slow network's would.
+    static func answerOnlyCancellation() async throws -> Never {
+        let (never, continuation) = AsyncStream<Never>.makeStream()
+        for await _ in never {}  // returns once the task is cancelled
+        withExtendedLifetime(continuation) {}
+        throw CancellationError()
     }
 
     struct ShowHome: Action {
@@ -51,8 +58,7 @@ enum ScreenGuideApp {
 
     struct LoadLevel: AsyncAction {
         func run(_ context: ActionContext<GameState?>) async throws -> Int {
-            try await Task.sleep(for: .seconds(3600))
-            return 1
+            try await ScreenGuideApp.answerOnlyCancellation()
         }
     }
 
