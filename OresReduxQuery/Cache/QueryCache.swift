@@ -65,6 +65,14 @@ public struct QueryCache: Equatable, Sendable {
             .keys.sorted { $0.description < $1.description }
     }
 
+    /// The observed entries that were invalidated and whose call started since is still in flight:
+    /// a refetch after the invalidation joins those calls rather than calling again, so that its
+    /// end means every observed entry the invalidation touched was answered. In key order.
+    func keysInvalidatedWithCurrentCall() -> [QueryKey] {
+        entries.filter { _, entry in entry.observers > 0 && entry.isInvalidated && entry.hasCurrentCall }
+            .keys.sorted { $0.description < $1.description }
+    }
+
     /// The observed entries a fetch at `now` would call for (stale, invalidated, failed or never
     /// fetched): what to refetch when the app says it came back (foreground, network). In key order.
     public func keysStale(at now: QueryTime) -> [QueryKey] {

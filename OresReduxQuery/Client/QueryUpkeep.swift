@@ -27,8 +27,8 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
         self.cache = cache
     }
 
-    /// Does the work; a refetch returns once every call it started has ended (their errors are in
-    /// the entries), a removal once it was applied or was no longer due.
+    /// Does the work; a refetch returns once every call it started or joined has ended (their
+    /// errors are in the entries), a removal once it was applied or was no longer due.
     ///
     /// - Throws: `CancellationError` when cancelled while it waits.
     public func run(_ context: ActionContext<State>) async throws {
@@ -40,8 +40,12 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
             try await context.clock.sleep(for: entry.keepUnobservedFor)
             context.dispatch(QueryCollected(key: key, unobservedAt: unobservedAt))
         case .refetchInvalidated, .refetchStale:
+            // A call that started after the invalidation is joined (its answer will be applied), so
+            // that the refetch ends when every observed entry it covers was answered.
             let keys =
-                work == .refetchInvalidated ? cache.keysToRefetch() : cache.keysStale(at: QueryClock.now(context.clock))
+                work == .refetchInvalidated
+                ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
+                : cache.keysStale(at: QueryClock.now(context.clock))
             var answers: [@Sendable () async -> Void] = []
             for key in keys {
                 guard let answer = context.refetch(cache[key]?.recipe, cache: self.cache) else { continue }

@@ -94,6 +94,30 @@ struct QueryStoryTests {
         withExtendedLifetime(screen) {}
     }
 
+    @Test("an invalidation's run ends once the observed entries were answered, by a call it joined too")
+    func anInvalidationWaitsForTheCallItJoins() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let screen = try await screenShowingHello(store, feeds)
+        // The app pulls to refresh whenever the feed turns invalid: at the invalidation's commit, so
+        // its call may start before the invalidation's refetch reads the cache.
+        let pullToRefresh = store.subscribe({ $0.cache[Feed(userID: 1).key]?.isInvalidated == true }) { invalid in
+            if invalid { queries.refetch(Feed(userID: 1), in: store) }
+        }
+
+        let invalidation = queries.invalidate([.tag(QueryTag("Post"))], in: store)
+        let shownAtTheEnd = Task {
+            await invalidation.wait()
+            return store.state.cache.feed(1)
+        }
+        _ = try await feeds.nextCall()  // one call: whichever of the two started it, the other joined
+        feeds.respond(with: [first, hello])
+        #expect(try await withDeadline { await shownAtTheEnd.value } == [first, hello])
+        #expect(store.calls(to: Feed.self).count == 2)
+        pullToRefresh.cancel()
+        withExtendedLifetime(screen) {}
+    }
+
     @Test("an optimistic post shows at once; a failing one is rolled back exactly, the other kept")
     func optimisticPostsAndAnExactRollback() async throws {
         let store = QueryFixtures.makeStore()
