@@ -29,6 +29,9 @@ final class OwnerCore: Sendable {
 
     var isEnded: Bool { registry.withLock { $0.isEnded } }
 
+    /// How many pieces of work the owner holds, ended or not (the tests check what it forgets).
+    var adoptedCount: Int { registry.withLock { $0.work.count } }
+
     /// Adopts `work`; `nil` when the owner has ended (the work must not start).
     func adopt(_ work: OwnedWork) -> UInt64? {
         registry.withLock { registry in

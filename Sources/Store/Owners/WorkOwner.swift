@@ -139,17 +139,11 @@ public final class WorkOwner<State: Sendable>: Sendable {
                 "\(A.self) was dispatched to the owner \"\(name)\" after it ended; it was not started.")
             return ActionTask(.failed(CancellationError()))
         }
-        let task = backend.dispatchAsync(action, gate: gate)
+        let core = core
+        let task = backend.dispatchAsync(action, gate: gate, onEnd: { core.release(id) })
         tracker?.track(task, named: "\(A.self)")
         handle.withLock { $0 = task }
         if core.isEnded { task.cancel() }
-        if case .task(let running, _) = task.source {
-            let core = core
-            Task {
-                _ = await running.result
-                core.release(id)
-            }
-        }
         return task
     }
 }

@@ -41,9 +41,10 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         root.startGraph(graph, backend: self, owner: owner)
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
-    where A.State == Child {
-        root.startAsync(action, context: ActionContext(backend: self, gate: gate))
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
+    ) -> ActionTask<A.Response> where A.State == Child {
+        root.startAsync(action, context: ActionContext(backend: self, gate: gate), onEnd: onEnd)
     }
 
     func cancelWork(id: WorkID) {

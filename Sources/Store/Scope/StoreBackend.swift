@@ -16,9 +16,11 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     /// Starts `graph` as work of `owner`, which ends it when the owner ends (or refuses it if the
     /// owner has ended, before any of its nodes runs).
     func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State>
-    /// Starts `action` with a context whose dispatches `gate` admits (an owner's).
-    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
-    where A.State == State
+    /// Starts `action` with a context whose dispatches `gate` admits (an owner's); `onEnd` is called
+    /// once its task's body has ended, inside that task (at once if the action is not started).
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
+    ) -> ActionTask<A.Response> where A.State == State
     func cancelWork(id: WorkID)
     /// The attempts of an async graph node running `action`, whose context carries `key` (in a
     /// durable run).
@@ -53,9 +55,10 @@ extension StoreCore: RunHost, StoreBackend {
         startGraph(graph, backend: self, owner: owner)
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
-    where A.State == State {
-        startAsync(action, context: ActionContext(core: self, gate: gate))
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
+    ) -> ActionTask<A.Response> where A.State == State {
+        startAsync(action, context: ActionContext(core: self, gate: gate), onEnd: onEnd)
     }
 
     func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State {
