@@ -19,4 +19,15 @@ struct OwnerCoreTests {
             #expect(owner.core.adoptedCount == 0, "nothing left to end once the action ended")
         }
     }
+
+    @Test("an async action dispatched by id through an owner is forgotten when its task ends")
+    func asyncActionByIDForgottenAtItsEnd() async throws {
+        let store = OwnerStories.makeStore()
+        let owner = store.makeOwner("Search screen")
+        let value = try await withDeadline {
+            try await owner.dispatch(OwnerStories.Quick<AppState>(name: "found"), id: "search").value
+        }
+        #expect(value == "found")
+        #expect(owner.core.adoptedCount == 0)
+    }
 }

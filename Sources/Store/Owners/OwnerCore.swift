@@ -60,6 +60,36 @@ final class OwnerCore: Sendable {
             + "it was cancelled before any of its nodes ran."
     }
 
+    /// Starts an async action (`name` says which) as this owner's work: `start` starts it with the
+    /// gate the owner's end closes and the closure its task calls when its body ends. Refused when
+    /// the owner has ended: `start` is not called, the task throws `CancellationError`, and `host`
+    /// reports why.
+    func startAsync<Response: Sendable>(
+        _ name: String, host: any RunHost,
+        _ start: (CancellationGate, _ onEnd: @escaping @Sendable () -> Void) -> ActionTask<Response>
+    ) -> ActionTask<Response> {
+        let gate = CancellationGate()
+        let handle = LockedValue<ActionTask<Response>?>(nil)
+        let adopted = adopt(
+            OwnedWork(
+                end: {
+                    gate.cancel()
+                    handle.withLock { $0 }?.cancel()
+                    // A dispatch of the action being reduced right now ends first; none passes the gate later.
+                    host.stateLock.withLock {}
+                }, isDone: { false }))
+        guard let id = adopted else {
+            host.report(
+                .dispatchRefusedByOwner,
+                "\(name) was dispatched to the owner \"\(self.name)\" after it ended; it was not started.")
+            return ActionTask(.failed(CancellationError()))
+        }
+        let task = start(gate) { self.release(id) }
+        handle.withLock { $0 = task }
+        if isEnded { task.cancel() }
+        return task
+    }
+
     /// Forgets work that ended by itself.
     func release(_ id: UInt64) {
         registry.withLock { _ = $0.work.removeValue(forKey: id) }
