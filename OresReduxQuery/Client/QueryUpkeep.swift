@@ -32,27 +32,30 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
     ///
     /// - Throws: `CancellationError` when cancelled while it waits.
     public func run(_ context: ActionContext<State>) async throws {
-        let cache = context.state[keyPath: self.cache]
+        // What is read of the cache is read before the first wait, and no copy of the cache is kept
+        // across a wait: the store's next write to the cache would copy every entry.
         switch work {
         case .collect(let key):
-            for call in cache[key]?.cancelledCalls ?? [] { context.cancel(id: QueryCallWork(call: call)) }
-            guard let entry = cache[key], entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
+            let entry = context.state[keyPath: cache][key]
+            for call in entry?.cancelledCalls ?? [] { context.cancel(id: QueryCallWork(call: call)) }
+            guard let entry, entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
             try await context.clock.sleep(for: entry.keepUnobservedFor)
             context.dispatch(QueryCollected(key: key, unobservedAt: unobservedAt))
         case .refetchInvalidated, .refetchStale:
-            // A call that started after the invalidation is joined (its answer will be applied), so
-            // that the refetch ends when every observed entry it covers was answered.
-            let keys =
-                work == .refetchInvalidated
-                ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
-                : cache.keysStale(at: QueryClock.now(context.clock))
-            var answers: [@Sendable () async -> Void] = []
-            for key in keys {
-                guard let answer = context.refetch(cache[key]?.recipe, cache: self.cache) else { continue }
-                answers.append(answer)
-            }
-            for answer in answers { await answer() }
+            for answer in refetches(context) { await answer() }
         }
+    }
+
+    /// Starts (or joins) the refetches the work asks for, each the closure that waits for its end.
+    /// A call that started after the invalidation is joined (its answer will be applied), so that
+    /// the refetch ends when every observed entry it covers was answered.
+    private func refetches(_ context: ActionContext<State>) -> [@Sendable () async -> Void] {
+        let cache = context.state[keyPath: self.cache]
+        let keys =
+            work == .refetchInvalidated
+            ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
+            : cache.keysStale(at: QueryClock.now(context.clock))
+        return keys.compactMap { key in context.refetch(cache[key]?.recipe, cache: self.cache) }
     }
 }
 
