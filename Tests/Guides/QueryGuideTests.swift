@@ -100,4 +100,25 @@ struct QueryGuideTests {
         #expect(!shown.values.isEmpty)
         view.cancel()
     }
+
+    @Test("the TestStore snippet: an entry asserted like state")
+    func testStoreAssertsAnEntry() async throws {
+        typealias AppState = App.AppState
+        typealias Feed = App.Feed
+        let queries = App.queries
+        let post = App.Post(id: 1, author: 7)
+
+        // The snippet.
+        let store = TestStore(initialState: AppState(), reducer: queries.reducer, exhaustivity: .off)
+        store.runForReal(FetchQuery<Feed>.self)
+        store.runForReal(QueryCall<Feed>.self)
+        store.stub(Feed.self) { _ in [post] }
+
+        let screen = queries.observe(Feed(userID: 7), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache.bookkeeping]) {
+            $0.cache.shown[Feed(userID: 7).key]?.data = QueryValue([post])
+        }
+
+        withExtendedLifetime(screen) {}
+    }
 }
