@@ -78,21 +78,31 @@ extension ActionContext {
     private func refetch<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
     ) -> (@Sendable () async -> Void)? {
-        guard let context = self as? ActionContext<Endpoint.State>,
-            let cache = CachePath(cache) as? CachePath<Endpoint.State>
-        else { return nil }
-        let fetch = context.dispatch(FetchQuery(endpoint, cache: cache.keyPath, force: force))
-        return { _ = try? await fetch.value }
+        start(in: Endpoint.State.self, cache: cache) { context, cache in
+            context.dispatch(FetchQuery(endpoint, cache: cache, force: force))
+        }
     }
 
     private func refetchPages<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
     ) -> (@Sendable () async -> Void)? {
-        guard let context = self as? ActionContext<Endpoint.State>,
-            let cache = CachePath(cache) as? CachePath<Endpoint.State>
+        start(in: Endpoint.State.self, cache: cache) { context, cache in
+            context.dispatch(FetchQueryPages(endpoint, cache: cache, force: force))
+        }
+    }
+
+    /// Starts `fetch` with this context and its cache's key path as the endpoint's state names them,
+    /// and returns the closure that waits for its end; `nil` when the endpoint's state is not this one.
+    private func start<EndpointState: Sendable, Response: Sendable>(
+        in state: EndpointState.Type, cache: WritableKeyPath<State, QueryCache> & Sendable,
+        _ fetch: (ActionContext<EndpointState>, WritableKeyPath<EndpointState, QueryCache> & Sendable) ->
+            ActionTask<Response>
+    ) -> (@Sendable () async -> Void)? {
+        guard let context = self as? ActionContext<EndpointState>,
+            let cache = CachePath(cache) as? CachePath<EndpointState>
         else { return nil }
-        let fetch = context.dispatch(FetchQueryPages(endpoint, cache: cache.keyPath, force: force))
-        return { _ = try? await fetch.value }
+        let task = fetch(context, cache.keyPath)
+        return { _ = try? await task.value }
     }
 }
 

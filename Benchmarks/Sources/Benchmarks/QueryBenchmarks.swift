@@ -78,69 +78,48 @@ func benchFreshReads(_ report: Report, budget: Budget) async {
     defer { observation.cancel() }
     _ = try? await queryBenchClient.fetch(endpoint, in: store).value
     let feed = opaque(endpoint)
-    func plainRead(_ ops: Int) {
+    let key = opaque(endpoint.key)
+    let plainState = "the same value in plain state"
+    func plainRead(_ ops: Int) async {
         for _ in 0..<ops { blackhole(store.state.feed.count) }
     }
-    let cached = report.add(
-        await comparePairedSync(
-            "query", "fresh entry: state.cache[endpoint]?.data(as:)", baseline: "the same value in plain state",
-            budget: budget,
-            ours: { ops in
-                for _ in 0..<ops { blackhole(store.state.cache[feed]?.data(as: [QueryBenchPost].self)?.count ?? 0) }
-            },
-            baseline: plainRead))
+    func fetch(_ ops: Int) async {
+        for _ in 0..<ops { blackhole((try? await queryBenchClient.fetch(feed, in: store).value)?.count ?? 0) }
+    }
+    @discardableResult
+    func pair(_ scenario: String, _ ours: (Int) async -> Void, against baseline: String, _ theirs: (Int) async -> Void)
+        async -> Paired
+    {
+        report.add(
+            await comparePaired(
+                "query", "fresh entry: " + scenario, baseline: baseline, budget: budget, ours: ours, baseline: theirs))
+    }
+
+    let cached = await pair(
+        "state.cache[endpoint]?.data(as:)",
+        { ops in
+            for _ in 0..<ops { blackhole(store.state.cache[feed]?.data(as: [QueryBenchPost].self)?.count ?? 0) }
+        }, against: plainState, plainRead)
     report.check(
         "a fresh entry read from the state <= 1.5x the same value in plain state", formatRatio(cached.ratio.median),
         cached.ratio.median <= 1.5)
     // Where a read's time goes: the key each read makes from the endpoint, then the lookup and cast.
-    let key = opaque(endpoint.key)
-    report.add(
-        await comparePairedSync(
-            "query", "fresh entry: state.cache[key]?.data(as:), key made once",
-            baseline: "the same value in plain state",
-            budget: budget,
-            ours: { ops in
-                for _ in 0..<ops { blackhole(store.state.cache[key]?.data(as: [QueryBenchPost].self)?.count ?? 0) }
-            },
-            baseline: plainRead))
-    let fetched = report.add(
-        await comparePaired(
-            "query", "fresh entry: await queries.fetch(endpoint).value", baseline: "the same value in plain state",
-            budget: budget,
-            ours: { ops in
-                for _ in 0..<ops {
-                    blackhole((try? await queryBenchClient.fetch(feed, in: store).value)?.count ?? 0)
-                }
-            },
-            baseline: { plainRead($0) }))
+    await pair(
+        "state.cache[key]?.data(as:), key made once",
+        { ops in
+            for _ in 0..<ops { blackhole(store.state.cache[key]?.data(as: [QueryBenchPost].self)?.count ?? 0) }
+        }, against: plainState, plainRead)
+    let fetched = await pair("await queries.fetch(endpoint).value", fetch, against: plainState, plainRead)
     report.check(
         "a fresh entry through fetch <= 1.5x the same value in plain state", formatRatio(fetched.ratio.median),
         fetched.ratio.median <= 1.5)
     // Where a fetch's time goes: it is an async action, so each read starts a task and awaits it.
-    report.add(
-        await comparePaired(
-            "query", "fresh entry: await queries.fetch(endpoint).value",
-            baseline: "an async action reading plain state", budget: budget,
-            ours: { ops in
-                for _ in 0..<ops {
-                    blackhole((try? await queryBenchClient.fetch(feed, in: store).value)?.count ?? 0)
-                }
-            },
-            baseline: { ops in
-                for _ in 0..<ops { blackhole((try? await store.dispatch(QueryBenchPlainRead()).value) ?? 0) }
-            }))
-    report.add(
-        await comparePaired(
-            "query", "fresh entry: await queries.fetch(endpoint).value", baseline: "Task { plain read }.value",
-            budget: budget,
-            ours: { ops in
-                for _ in 0..<ops {
-                    blackhole((try? await queryBenchClient.fetch(feed, in: store).value)?.count ?? 0)
-                }
-            },
-            baseline: { ops in
-                for _ in 0..<ops { blackhole(await Task { store.state.feed.count }.value) }
-            }))
+    await pair("await queries.fetch(endpoint).value", fetch, against: "an async action reading plain state") { ops in
+        for _ in 0..<ops { blackhole((try? await store.dispatch(QueryBenchPlainRead()).value) ?? 0) }
+    }
+    await pair("await queries.fetch(endpoint).value", fetch, against: "Task { plain read }.value") { ops in
+        for _ in 0..<ops { blackhole(await Task { store.state.feed.count }.value) }
+    }
 }
 
 /// Observes `count` entries (each fetched once), then ends every observation and waits until the
@@ -194,6 +173,16 @@ func waitUntil<State: Sendable>(_ store: Store<State>, _ condition: @escaping @S
     subscription.withLock { $0?.cancel() }
 }
 
+/// A figure timed once a repetition: the median of the samples (nanoseconds) and their IQR.
+func timeRecord(_ scenario: String, _ samples: [Double], note: String) -> GuardRecord {
+    let stats = Stats(samples)
+    return GuardRecord(
+        scenario: scenario,
+        value: formatNanoseconds(stats.median)
+            + " (IQR \(formatNanoseconds(stats.lowerQuartile))-\(formatNanoseconds(stats.upperQuartile)))",
+        note: note)
+}
+
 func benchEntries(_ report: Report, repetitions: Int) async {
     var observed: [Double] = []
     var cached: [Double] = []
@@ -204,12 +193,9 @@ func benchEntries(_ report: Report, repetitions: Int) async {
         cached.append(figures.cached)
         collect.append(figures.collect)
     }
-    let time = Stats(collect)
     report.add(
-        GuardRecord(
-            scenario: "collecting \(formatCount(queryCollectedEntries)) unobserved entries, per entry",
-            value: formatNanoseconds(time.median)
-                + " (IQR \(formatNanoseconds(time.lowerQuartile))-\(formatNanoseconds(time.upperQuartile)))",
+        timeRecord(
+            "collecting \(formatCount(queryCollectedEntries)) unobserved entries, per entry", collect,
             note: "from the first observation's end to the last removal, keepUnobservedFor zero; "
                 + "\(repetitions) repetitions"))
     guard allocation_counter_available() != 0 else {
@@ -248,12 +234,9 @@ func benchInvalidation(_ report: Report, budget: Budget, repetitions: Int) async
         refetches.append((benchClock.now - committed).nanoseconds)
     }
     for (name, samples) in [("the invalidation's commit", commits), ("the refetch of the 100", refetches)] {
-        let stats = Stats(samples)
         report.add(
-            GuardRecord(
-                scenario: "a tag observed by \(queryInvalidatedEntries) entries: \(name)",
-                value: formatNanoseconds(stats.median)
-                    + " (IQR \(formatNanoseconds(stats.lowerQuartile))-\(formatNanoseconds(stats.upperQuartile)))",
+            timeRecord(
+                "a tag observed by \(queryInvalidatedEntries) entries: \(name)", samples,
                 note: "\(repetitions) repetitions"))
     }
     // The whole of `invalidate`, against the same calls made by hand: a task each, awaited, then
