@@ -3,7 +3,7 @@ import OresRedux
 /// The cache's upkeep, decided from the state alone: the refetch of observed entries after an
 /// invalidation or on the app's signal, and, once an entry's last observer left, the cancellation
 /// of the calls that leave abandoned and the removal of the entry.
-public struct QueryUpkeep<State: Sendable>: AsyncAction {
+public struct QueryUpkeep<State: Sendable>: CoordinatingAsyncAction {
     /// What to do.
     public enum Work: Sendable, Equatable {
         /// Refetch the observed entries invalidated and not being refetched
