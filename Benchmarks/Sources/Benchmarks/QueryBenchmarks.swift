@@ -103,11 +103,22 @@ func benchFreshReads(_ report: Report, budget: Budget) async {
     report.check(
         "a fresh entry read from the state <= 1.5x the same value in plain state", formatRatio(cached.ratio.median),
         cached.ratio.median <= 1.5)
-    // Where a read's time goes: the key each read makes from the endpoint, then the lookup and cast.
+    // Where a read's time goes: the key each read makes from the endpoint, the lookup (hashing the
+    // key), copying the entry out of the dictionary, then the cast of its data.
     await pair(
         "state.cache[key]?.data(as:), key made once",
         { ops in
             for _ in 0..<ops { blackhole(store.state.cache[key]?.data(as: [QueryBenchPost].self)?.count ?? 0) }
+        }, against: plainState, plainRead)
+    await pair(
+        "the lookup alone, entries.index(forKey:)",
+        { ops in
+            for _ in 0..<ops { blackhole(store.state.cache.entries.index(forKey: key) == nil ? 0 : 1) }
+        }, against: plainState, plainRead)
+    await pair(
+        "the lookup and the entry's copy, cache[key]",
+        { ops in
+            for _ in 0..<ops { blackhole(store.state.cache[key]?.observers ?? 0) }
         }, against: plainState, plainRead)
     let fetched = await pair("await queries.fetch(endpoint).value", fetch, against: plainState, plainRead)
     report.check(
