@@ -128,4 +128,21 @@ struct QueryGuideTests {
         try await store.receive(QueryCollected.self, notAsserting: [\.cache])
         try await store.finish()
     }
+
+    @Test("testing a screen's queries: an entry asserted like state, the cache's bookkeeping left out")
+    func anEntryAssertedLikeState() async throws {
+        typealias Feed = App.Feed
+        let queries = App.queries
+        let hello = App.Post(id: 1, author: 7)
+        let store = TestStore(initialState: App.AppState(), reducer: queries.reducer, exhaustivity: .off)
+        store.stub(Feed.self, with: [hello])
+
+        // The second snippet of "Testing a screen's queries".
+        let screen = queries.observe(Feed(userID: 7), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache.bookkeeping]) {
+            $0.cache.shown[Feed(userID: 7).key]?.data = QueryValue([hello])
+        }
+
+        withExtendedLifetime(screen) {}
+    }
 }
