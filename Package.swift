@@ -25,11 +25,12 @@ let package = Package(
         .target(name: "OresReduxTesting", dependencies: ["OresRedux"], path: "OresReduxTesting"),
         .target(name: "OresReduxLive", dependencies: ["OresRedux"], path: "OresReduxLive"),
         .target(name: "OresReduxQuery", dependencies: ["OresRedux"], path: "OresReduxQuery"),
-        .executableTarget(name: "Example", dependencies: ["OresRedux", "OresReduxLive"], path: "Example/Sources"),
+        .executableTarget(
+            name: "Example", dependencies: ["OresRedux", "OresReduxLive", "OresReduxQuery"], path: "Example/Sources"),
         // Benchmarks only: counts the allocations of the Benchmarks process (see its source).
         .target(name: "AllocationCounter", path: "Benchmarks/Sources/AllocationCounter"),
         .executableTarget(
-            name: "Benchmarks", dependencies: ["OresRedux", "OresReduxLive", "AllocationCounter"],
+            name: "Benchmarks", dependencies: ["OresRedux", "OresReduxLive", "OresReduxQuery", "AllocationCounter"],
             path: "Benchmarks/Sources/Benchmarks"),
         // The kill soak's child process (Tests/Durable/DurableKillSoakTests.swift): not a product.
         .executableTarget(name: "DurableSoakChild", dependencies: ["OresRedux"], path: "Tools/DurableSoakChild"),

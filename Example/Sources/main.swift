@@ -245,6 +245,7 @@ results.append(
 
 // 6. The user closes the screen mid-chain: work that belongs to the screen ends with it.
 results.append(await closingScreenScenario(api: api()))
+results.append(await serverDataScenario())
 
 let passed = results.filter { $0 }.count
 print("\nExample finished: \(passed) of \(results.count) scenarios ended as expected.")

@@ -25,9 +25,9 @@ import OresRedux
 ///   for a refetch that starts after the invalidation's commit.
 public struct QueryCache: Equatable, Sendable {
     /// Every entry, by key.
-    public private(set) var entries: [QueryKey: QueryEntry] = [:]
+    public internal(set) var entries: [QueryKey: QueryEntry] = [:]
     /// The last stamp handed out; never reused, not even after a clear.
-    private(set) var lastStamp: UInt64 = 0
+    var lastStamp: UInt64 = 0
 
     /// An empty cache.
     public init() {}

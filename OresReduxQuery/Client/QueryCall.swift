@@ -6,7 +6,7 @@ import OresRedux
 /// and the same last write joins it instead of calling again. A call for an entry written to since
 /// (a mutation's success, an invalidation) does not join: the answer of the call in flight will
 /// not be applied, so it starts a call of its own.
-public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction {
+public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, CoordinatingAsyncAction {
     /// The endpoint's store's state.
     public typealias State = Endpoint.State
 
@@ -102,7 +102,7 @@ extension ActionContext {
 /// A fetch: the entry's data when it is fresh (no call), or else the answer of a call, joined
 /// when one that will be applied is in flight. An entry that nobody observes once the call ended
 /// is removed after its `keepUnobservedFor`, unless observed meanwhile.
-public struct FetchQuery<Endpoint: QueryEndpoint>: AsyncAction {
+public struct FetchQuery<Endpoint: QueryEndpoint>: CoordinatingAsyncAction {
     /// The endpoint's store's state.
     public typealias State = Endpoint.State
 

@@ -41,7 +41,7 @@ extension QueryPagedEndpoint {
 ///
 /// Keyed as ``QueryCall`` is, by the entry, its last write, and which pages: the same request in
 /// flight is one call.
-public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction {
+public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction, CoordinatingAsyncAction {
     /// The endpoint's store's state.
     public typealias State = Endpoint.State
 
@@ -105,7 +105,7 @@ public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction {
 
 /// A fetch of a paged list: the list when it is fresh (no call), or else a call (joined when the
 /// same one is in flight) for every page again (``QueryPagesCall/Pages/all``) or the next one.
-public struct FetchQueryPages<Endpoint: QueryPagedEndpoint>: AsyncAction {
+public struct FetchQueryPages<Endpoint: QueryPagedEndpoint>: CoordinatingAsyncAction {
     /// The endpoint's store's state.
     public typealias State = Endpoint.State
 

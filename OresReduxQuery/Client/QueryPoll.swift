@@ -6,7 +6,7 @@ import OresRedux
 /// Every observer that polls starts one, and only the first to claim the entry polls
 /// (``QueryPollClaimed``, decided by the cache's reducer); the others end at once. The poll ends at
 /// the first tick after the last observer that polled left, without calling.
-public struct QueryPoll<State: Sendable>: AsyncAction {
+public struct QueryPoll<State: Sendable>: CoordinatingAsyncAction {
     /// The entry.
     public let key: QueryKey
     /// Where the cache is in the state.

@@ -3,7 +3,7 @@ import OresRedux
 /// The cache's upkeep, decided from the state alone: the refetch of observed entries after an
 /// invalidation or on the app's signal, and, once an entry's last observer left, the cancellation
 /// of the calls that leave abandoned and the removal of the entry.
-public struct QueryUpkeep<State: Sendable>: AsyncAction {
+public struct QueryUpkeep<State: Sendable>: CoordinatingAsyncAction {
     /// What to do.
     public enum Work: Sendable, Equatable {
         /// Refetch the observed entries invalidated and not being refetched
@@ -32,27 +32,30 @@ public struct QueryUpkeep<State: Sendable>: AsyncAction {
     ///
     /// - Throws: `CancellationError` when cancelled while it waits.
     public func run(_ context: ActionContext<State>) async throws {
-        let cache = context.state[keyPath: self.cache]
+        // What is read of the cache is read before the first wait, and no copy of the cache is kept
+        // across a wait: the store's next write to the cache would copy every entry.
         switch work {
         case .collect(let key):
-            for call in cache[key]?.cancelledCalls ?? [] { context.cancel(id: QueryCallWork(call: call)) }
-            guard let entry = cache[key], entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
+            let entry = context.state[keyPath: cache][key]
+            for call in entry?.cancelledCalls ?? [] { context.cancel(id: QueryCallWork(call: call)) }
+            guard let entry, entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
             try await context.clock.sleep(for: entry.keepUnobservedFor)
             context.dispatch(QueryCollected(key: key, unobservedAt: unobservedAt))
         case .refetchInvalidated, .refetchStale:
-            // A call that started after the invalidation is joined (its answer will be applied), so
-            // that the refetch ends when every observed entry it covers was answered.
-            let keys =
-                work == .refetchInvalidated
-                ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
-                : cache.keysStale(at: QueryClock.now(context.clock))
-            var answers: [@Sendable () async -> Void] = []
-            for key in keys {
-                guard let answer = context.refetch(cache[key]?.recipe, cache: self.cache) else { continue }
-                answers.append(answer)
-            }
-            for answer in answers { await answer() }
+            for answer in refetches(context) { await answer() }
         }
+    }
+
+    /// Starts (or joins) the refetches the work asks for, each the closure that waits for its end.
+    /// A call that started after the invalidation is joined (its answer will be applied), so that
+    /// the refetch ends when every observed entry it covers was answered.
+    private func refetches(_ context: ActionContext<State>) -> [@Sendable () async -> Void] {
+        let cache = context.state[keyPath: self.cache]
+        let keys =
+            work == .refetchInvalidated
+            ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
+            : cache.keysStale(at: QueryClock.now(context.clock))
+        return keys.compactMap { key in context.refetch(cache[key]?.recipe, cache: self.cache) }
     }
 }
 
@@ -75,21 +78,31 @@ extension ActionContext {
     private func refetch<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
     ) -> (@Sendable () async -> Void)? {
-        guard let context = self as? ActionContext<Endpoint.State>,
-            let cache = CachePath(cache) as? CachePath<Endpoint.State>
-        else { return nil }
-        let fetch = context.dispatch(FetchQuery(endpoint, cache: cache.keyPath, force: force))
-        return { _ = try? await fetch.value }
+        start(in: Endpoint.State.self, cache: cache) { context, cache in
+            context.dispatch(FetchQuery(endpoint, cache: cache, force: force))
+        }
     }
 
     private func refetchPages<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
     ) -> (@Sendable () async -> Void)? {
-        guard let context = self as? ActionContext<Endpoint.State>,
-            let cache = CachePath(cache) as? CachePath<Endpoint.State>
+        start(in: Endpoint.State.self, cache: cache) { context, cache in
+            context.dispatch(FetchQueryPages(endpoint, cache: cache, force: force))
+        }
+    }
+
+    /// Starts `fetch` with this context and its cache's key path as the endpoint's state names them,
+    /// and returns the closure that waits for its end; `nil` when the endpoint's state is not this one.
+    private func start<EndpointState: Sendable, Response: Sendable>(
+        in state: EndpointState.Type, cache: WritableKeyPath<State, QueryCache> & Sendable,
+        _ fetch: (ActionContext<EndpointState>, WritableKeyPath<EndpointState, QueryCache> & Sendable) ->
+            ActionTask<Response>
+    ) -> (@Sendable () async -> Void)? {
+        guard let context = self as? ActionContext<EndpointState>,
+            let cache = CachePath(cache) as? CachePath<EndpointState>
         else { return nil }
-        let fetch = context.dispatch(FetchQueryPages(endpoint, cache: cache.keyPath, force: force))
-        return { _ = try? await fetch.value }
+        let task = fetch(context, cache.keyPath)
+        return { _ = try? await task.value }
     }
 }
 

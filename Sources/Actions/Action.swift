@@ -57,3 +57,22 @@ public protocol KeyedAsyncAction: AsyncAction {
     /// The key of this dispatch.
     var key: Key { get }
 }
+
+/// An async action that reaches nothing outside the store: its `run` only reads the state,
+/// dispatches actions and awaits them, the way a library's machinery coordinates the calls it makes
+/// on the app's behalf (a query cache's fetch, its upkeep).
+///
+/// The store runs it like any async action. A test store runs it for real instead of asking the
+/// test for a stub, so a test stubs only the actions that do reach the outside world (the
+/// endpoints), and a stub or a hold of the type, when the test sets one, still takes precedence.
+///
+/// ```swift
+/// struct RefreshEverything: CoordinatingAsyncAction {
+///     func run(_ context: ActionContext<AppState>) async throws {
+///         async let feed = context.dispatch(FetchFeed(userID: 7)).value
+///         async let profile = context.dispatch(FetchProfile(token: "t")).value
+///         _ = try await (feed, profile)
+///     }
+/// }
+/// ```
+public protocol CoordinatingAsyncAction: AsyncAction {}

@@ -220,6 +220,8 @@ extension GraphStories {
             run.cancel()
             let report = await run.wait()  // returns although Stubborn still waits for its gate
 
+            // Stubborn sees its cancellation on its own task, which may get there after the report.
+            try await withDeadline(10, "Stubborn to see its cancellation") { await probe.waitFor("cancelled Stubborn") }
             #expect(probe.count("cancelled Stubborn") == 1)
             #expect(probe.count("end Stubborn") == 0)
             #expect(report[stubborn].outcome == .cancelled)
@@ -269,6 +271,9 @@ extension GraphStories {
             let report = await running.wait()
             #expect(report[wait].outcome == .cancelled)
             #expect(report[next].outcome == .cancelled)
+            // The call sees its cancellation on its own task, which may get there after the report
+            // (a cancel between its start and its handler reaches the handler when it is installed).
+            try await withDeadline(10, "Slow to see its cancellation") { await probe.waitFor("cancelled Slow") }
             #expect(probe.count("cancelled Slow") == 1)
         }
 

@@ -100,4 +100,49 @@ struct QueryGuideTests {
         #expect(!shown.values.isEmpty)
         view.cancel()
     }
+
+    @Test("testing a screen's queries: the endpoints stubbed, the machinery run for real")
+    func aFailedPostIsRolledBackExactly() async throws {
+        typealias AppState = App.AppState
+        typealias Feed = App.Feed
+        typealias AddPost = App.AddPost
+        typealias Post = App.Post
+        struct Offline: Error {}
+        let queries = App.queries
+        let hello = Post(id: 1, author: 7)
+        let draft = Post(id: 2, author: 7)
+
+        // The snippet of "Testing a screen's queries".
+        let store = TestStore(initialState: AppState(), reducer: queries.reducer, exhaustivity: .off)
+        store.stub(Feed.self, with: [hello])
+        store.stub(AddPost.self, throwing: Offline())
+
+        let screen = queries.observe(Feed(userID: 7), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        await queries.mutate(AddPost(post: draft), in: store).wait()
+        #expect(store.state.cache[Feed(userID: 7)]?.data(as: [Post].self) == [hello])  // rolled back
+
+        screen.cancel()
+        try await store.clock.waitForSleepers(1)  // the removal, a minute after the screen left
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        try await store.finish()
+    }
+
+    @Test("testing a screen's queries: an entry asserted like state, the cache's bookkeeping left out")
+    func anEntryAssertedLikeState() async throws {
+        typealias Feed = App.Feed
+        let queries = App.queries
+        let hello = App.Post(id: 1, author: 7)
+        let store = TestStore(initialState: App.AppState(), reducer: queries.reducer, exhaustivity: .off)
+        store.stub(Feed.self, with: [hello])
+
+        // The second snippet of "Testing a screen's queries".
+        let screen = queries.observe(Feed(userID: 7), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache.bookkeeping]) {
+            $0.cache.shown[Feed(userID: 7).key]?.data = QueryValue([hello])
+        }
+
+        withExtendedLifetime(screen) {}
+    }
 }

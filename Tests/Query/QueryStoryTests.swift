@@ -118,6 +118,44 @@ struct QueryStoryTests {
         withExtendedLifetime(screen) {}
     }
 
+    @Test("a receive asserts entries like state: what views see, the cache's bookkeeping left out")
+    func entriesAssertedLikeState() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let key = Feed(userID: 1).key
+        let screen = queries.observe(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache.bookkeeping]) {
+            $0.cache.shown[key]?.data = QueryValue([hello])
+        }
+
+        queries.refetch(Feed(userID: 1), in: store)
+        _ = try await feeds.nextCall()
+        feeds.fail(with: QueryFixtures.Offline())
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache.bookkeeping]) {
+            $0.cache.shown[key]?.error = QueryError(QueryFixtures.Offline())  // the data is kept
+        }
+
+        queries.invalidate([.tag(QueryTag("Post"))], in: store)
+        try await store.receive(QueryInvalidated.self, notAsserting: [\.cache.bookkeeping]) {
+            $0.cache.shown[key]?.isInvalidated = true
+        }
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [first, hello])
+        // An expectation that leaves out part of what changed (the error cleared, the entry valid
+        // again) fails, as it would for any state.
+        await #expect(throws: TestStoreFailure.self) {
+            try await store.receive(QueryAnswered.self, notAsserting: [\.cache.bookkeeping]) {
+                $0.cache.shown[key]?.data = QueryValue([first, hello])
+            }
+        }
+        #expect(
+            store.state.cache.shown[key]
+                == QueryShownEntry(data: QueryValue([first, hello]), error: nil, isInvalidated: false, observers: 1))
+        withExtendedLifetime(screen) {}
+    }
+
     @Test("an optimistic post shows at once; a failing one is rolled back exactly, the other kept")
     func optimisticPostsAndAnExactRollback() async throws {
         let store = QueryFixtures.makeStore()

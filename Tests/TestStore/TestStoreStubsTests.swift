@@ -61,6 +61,36 @@ struct TestStoreStubsTests {
         try await store.finish()
     }
 
+    /// Deals what `FetchDeck` answers: machinery that reaches the outside only through `FetchDeck`.
+    struct DealFromTheServer: CoordinatingAsyncAction {
+        func run(_ context: ActionContext<Table>) async throws -> Int {
+            let cards = try await context.dispatch(FetchDeck()).value
+            context.dispatch(Deal(cards: cards))
+            return cards.count
+        }
+    }
+
+    @Test("A coordinating action runs for real without a stub; the call it makes is stubbed")
+    func coordinatingActionRunsForReal() async throws {
+        let store = TestStore(initialState: Table(), reducer: Self.reducer)
+        store.stub(FetchDeck.self, with: [4, 2])
+        let dealt = store.dispatch(DealFromTheServer())
+
+        try await store.receive(Deal.self) { $0.dealt = [4, 2] }
+        #expect(try await withDeadline { try await dealt.value } == 2)
+        #expect(store.calls(to: DealFromTheServer.self).count == 1)
+        try await store.finish()
+    }
+
+    @Test("A coordinating action's stub, when the test sets one, is used instead of its run")
+    func coordinatingActionStubbed() async throws {
+        let store = TestStore(initialState: Table(), reducer: Self.reducer)
+        store.stub(DealFromTheServer.self, with: 9)
+        #expect(try await withDeadline { try await store.dispatch(DealFromTheServer()).value } == 9)
+        #expect(store.calls(to: FetchDeck.self).isEmpty)
+        try await store.finish()
+    }
+
     @Test("A stub can wait on the test store's clock, and the test advances it")
     func asyncStubSleepsOnTheClock() async throws {
         let store = TestStore(initialState: Table(), reducer: Self.reducer)

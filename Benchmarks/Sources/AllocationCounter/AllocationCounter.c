@@ -20,6 +20,7 @@
 #if defined(__linux__) && defined(__GLIBC__) && !defined(ALLOCATION_COUNTER_SANITIZED)
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -48,6 +49,11 @@ void allocation_counter_start(void) {
 uint64_t allocation_counter_stop(void) {
     atomic_store_explicit(&counting, 0, memory_order_seq_cst);
     return atomic_load_explicit(&count, memory_order_relaxed);
+}
+
+size_t allocation_counter_bytes_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
 }
 
 void *malloc(size_t size) {
@@ -98,5 +104,6 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
 int allocation_counter_available(void) { return 0; }
 void allocation_counter_start(void) {}
 uint64_t allocation_counter_stop(void) { return 0; }
+size_t allocation_counter_bytes_in_use(void) { return 0; }
 
 #endif

@@ -10,7 +10,7 @@ let usage = """
       --quick          a short version (fewer pairs, shorter samples, guards up to 100k nodes), for CI;
                        it still measures every row of the targets
       --only LIST      comma-separated groups: graph, allocations, reducer, dispatch, guards, memory,
-                       durable, recorder, live, owners (default: all)
+                       durable, recorder, live, owners, query (default: all)
       --json PATH      also write every figure as JSON to PATH
       --inspector-page [DIR [STEPS]]
                        records STEPS (default 100,000) steps over a ~1 MB state, writes the
@@ -62,6 +62,11 @@ let usage = """
       owners       the README log-in graph dispatched through a screen's owner against the same
                    graph dispatched to the store, and a sync dispatch through an owner against
                    store.dispatch (time, and allocations per dispatch)
+      query        the query cache (OresReduxQuery): a fresh entry read from the state and through
+                   `fetch` against the same value in plain state, and `fetch` against a `Task` that
+                   reads it; an entry's memory (heap bytes in use, glibc); collecting 10,000
+                   unobserved entries; invalidating a tag observed by 100 entries (the commit, the
+                   refetch, and the whole against the same 100 calls made by hand)
       live         a live inspector's "Dispatch again" (the registry's coding, the store, the
                    recorder) with the step described and its update written for a page, against a
                    dispatch into a store without the inspector; and the steps a second that makes
@@ -83,6 +88,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     var jsonPath: String?
     let allGroups = [
         "graph", "allocations", "reducer", "dispatch", "guards", "memory", "durable", "recorder", "live", "owners",
+        "query",
     ]
     var groups = Set(allGroups)
     var index = 0
@@ -144,6 +150,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
     if groups.contains("recorder") { await benchRecorder(report, budget: budget) }
     if groups.contains("live") { await benchLive(report, budget: budget) }
     if groups.contains("owners") { await benchOwners(report, budget: budget, quick: quick) }
+    if groups.contains("query") { await benchQueries(report, budget: budget, quick: quick) }
     report.printTargets(groups: groups)
     report.printMarkdown(command: command, groups: groups)
     let seconds = (benchClock.now - start).nanoseconds / 1e9

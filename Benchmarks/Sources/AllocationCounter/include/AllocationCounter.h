@@ -1,6 +1,7 @@
 #ifndef ALLOCATION_COUNTER_H
 #define ALLOCATION_COUNTER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Whether this build counts allocations: 1 on Linux with glibc, where this target replaces
@@ -14,5 +15,10 @@ void allocation_counter_start(void);
 
 /// Stops counting and returns how many allocation calls were made since the last start.
 uint64_t allocation_counter_stop(void);
+
+/// Bytes held by allocations not freed yet, in every arena of the heap and in blocks mapped on
+/// their own (glibc's `mallinfo2`): what a structure costs is the difference while it lives. 0 where
+/// the counter is not available.
+size_t allocation_counter_bytes_in_use(void);
 
 #endif
