@@ -22,7 +22,7 @@ let usage = """
       3. the feed is flaky: a retry with back-off succeeds on the second try
       4. the user leaves while loading: the run is cancelled
       5. searching the feed as the user types: debounce and take-latest
-      6. the user closes the screen mid-chain: the feed is cancelled, the profile finishes
+      6. the user closes the screen mid-chain: the feed is cancelled, the sent post finishes
 
     options:
       --base-url URL  make real HTTP requests (URLSession) to a server serving

@@ -1,4 +1,4 @@
-import OresRedux
+@_spi(OresReduxInternals) import OresRedux
 
 /// The query cache's API for a store whose state keeps a ``QueryCache`` at `cache`: fetch,
 /// observe, invalidate, mutate. Every change it makes to the cache is a sync action through the
@@ -118,21 +118,28 @@ public struct QueryClient<State: Sendable>: Sendable {
         store.dispatch(FetchQueryPages(endpoint, cache: cache, force: true))
     }
 
-    // An owner of a screen's work (issue 38) would end the observation the same way: its end is
-    // the two dispatches of `leave`.
+    // Made through a `WorkOwner`, the observation also ends when the owner ends (or at once, if it
+    // has): the owner holds it weakly, so the screen still decides how long it lives. The poll and
+    // the leave are the app's work, not the owner's: one poll serves every screen that polls, and a
+    // leave must reach the cache after the owner ended.
     private func observe<Endpoint: QueryDeclaring>(
         _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>,
         fetch: () -> Void
     ) -> QueryObservation where Endpoint.State == State {
         let key = endpoint.key
+        let app = TargetDispatcher(store.dispatchTarget.withoutOwner)
         store.dispatch(QueryObserved(key: key, declaration: endpoint.declaration, polling: polling))
         fetch()
-        if polling != nil { store.dispatch(QueryPoll(key, cache: cache)) }
+        if polling != nil { app.dispatch(QueryPoll(key, cache: cache)) }
         let cache = cache
-        return QueryObservation(key: key) {
-            store.dispatch(QueryUnobserved(key: key, polling: polling))
-            store.dispatch(QueryUpkeep(.collect(key), cache: cache))
+        let observation = QueryObservation(key: key) {
+            app.dispatch(QueryUnobserved(key: key, polling: polling))
+            app.dispatch(QueryUpkeep(.collect(key), cache: cache))
         }
+        store.dispatchTarget.endWithOwner(
+            { [weak observation] in observation?.cancel() },
+            isDone: { [weak observation] in observation?.isCancelled ?? true })
+        return observation
     }
 
     /// Refetches the observed entries that are stale: call it on the app's signals (it came to the

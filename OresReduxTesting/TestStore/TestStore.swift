@@ -531,6 +531,12 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             follow(.run(run)) { _ = await run.wait() }
         }
 
+        var withoutOwner: any DispatchTracker<State> {
+            var tracker = self
+            tracker.owner = nil
+            return tracker
+        }
+
         private func follow(_ tracked: Tracked<State>, until end: @escaping @Sendable () async -> Void) {
             let id = log.withLock { log in log.startTracking(tracked) }
             let (log, counter) = (log, counter)

@@ -11,18 +11,37 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     let gate: CancellationGate?
     /// Told about every async action and graph started through this target (a test store's).
     let tracker: (any DispatchTracker<State>)?
+    /// The owner whose work the async actions and graphs started through this target are (a
+    /// ``WorkOwner``'s target): they end when it ends.
+    let owner: OwnerCore?
 
-    init(backend: any StoreBackend<State>, gate: CancellationGate? = nil) {
+    init(
+        backend: any StoreBackend<State>, gate: CancellationGate? = nil, owner: OwnerCore? = nil,
+        tracker: (any DispatchTracker<State>)? = nil
+    ) {
         self.backend = backend
         self.gate = gate
-        self.tracker = nil
+        self.tracker = tracker
+        self.owner = owner
     }
 
     /// A target that tells `tracker` about the work started through it.
     package init(store: Store<State>, tracker: any DispatchTracker<State>) {
-        self.backend = store.core
-        self.gate = nil
-        self.tracker = tracker
+        self.init(backend: store.core, tracker: tracker)
+    }
+
+    /// This target without its owner: what is dispatched through it is the app's work (the
+    /// bookkeeping a query observation shares with other screens, which must outlive this one's).
+    package var withoutOwner: DispatchTarget<State> {
+        DispatchTarget(backend: backend, gate: gate, tracker: tracker?.withoutOwner)
+    }
+
+    /// Makes other work started through this target end with its owner, if it has one: `end` is
+    /// called when the owner ends, or at once if it has ended. `isDone` says that the work ended by
+    /// itself (the owner forgets it then). Does nothing for a target without an owner.
+    package func endWithOwner(_ end: @escaping @Sendable () -> Void, isDone: @escaping @Sendable () -> Bool) {
+        guard let owner else { return }
+        if owner.adopt(OwnerCore.OwnedWork(end: end, isDone: isDone)) == nil { end() }
     }
 
     func dispatch(_ action: some Action) {
@@ -34,7 +53,14 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     }
 
     func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        let task = backend.dispatchAsync(action)
+        let task =
+            if let owner {
+                owner.startAsync("\(A.self)", host: backend.host) { gate, onEnd in
+                    backend.dispatchAsync(action, gate: gate, onEnd: onEnd)
+                }
+            } else {
+                backend.dispatchAsync(action)
+            }
         tracker?.track(task, named: "\(A.self)")
         return task
     }
@@ -42,13 +68,21 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     func dispatchAsync<A: AsyncAction>(
         _ action: A, id: some Hashable & Sendable, policy: InFlightPolicy
     ) -> ActionTask<A.Response> where A.State == State {
-        let task = backend.dispatchAsync(action, id: WorkID(id), policy: policy)
+        let workID = WorkID(id)
+        let task =
+            if let owner {
+                owner.startAsync("\(A.self)", host: backend.host) { gate, onEnd in
+                    backend.dispatchAsync(action, id: workID, policy: policy, gate: gate, onEnd: onEnd)
+                }
+            } else {
+                backend.dispatchAsync(action, id: workID, policy: policy, gate: nil, onEnd: nil)
+            }
         tracker?.track(task, named: "\(A.self) (id \(id))")
         return task
     }
 
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        let run = backend.dispatchGraph(graph)
+        let run = if let owner { backend.dispatchGraph(graph, owner: owner) } else { backend.dispatchGraph(graph) }
         tracker?.track(run)
         return run
     }
@@ -56,7 +90,7 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     func dispatchGraph(
         _ graph: ActionGraph<State>, id: some Hashable & Sendable, policy: InFlightPolicy
     ) -> GraphRun<State> {
-        let run = backend.dispatchGraph(graph, id: WorkID(id), policy: policy)
+        let run = backend.dispatchGraph(graph, id: WorkID(id), policy: policy, owner: owner)
         tracker?.track(run)
         return run
     }
@@ -69,4 +103,16 @@ package protocol DispatchTracker<State>: Sendable {
     func track<Response: Sendable>(_ task: ActionTask<Response>, named name: String)
     /// A graph run started.
     func track(_ run: GraphRun<State>)
+    /// This tracker for the app's work, when it follows an owner's: no longer the owner's.
+    var withoutOwner: any DispatchTracker<State> { get }
+}
+
+/// Dispatches through a given target: how another library of this package dispatches through
+/// a ``DispatchTarget`` it changed (``DispatchTarget/withoutOwner``).
+package struct TargetDispatcher<State: Sendable>: ActionDispatcher {
+    package let dispatchTarget: DispatchTarget<State>
+
+    package init(_ target: DispatchTarget<State>) {
+        self.dispatchTarget = target
+    }
 }

@@ -95,6 +95,14 @@ enum ScreenGuideApp {
                     .task { await store.dispatch(feedGraph()).wait(cancelsOnTaskCancel: true) }
             }
         }
+
+        struct FeedScreen: View {
+            let store: Store<AppState>
+            var body: some View {
+                Text("Feed")
+                    .task(owner: "Feed", of: store) { owner in owner.dispatch(feedGraph()) }
+            }
+        }
     #endif
 }
 
@@ -181,5 +189,27 @@ struct WorkThatBelongsToAScreenGuideTests {
         let report = try await withDeadline { await run.wait() }
         #expect(report.count(of: .succeeded) + report.count(of: .cancelled) == 2)
         _ = await waiting.result
+    }
+
+    @Test("an owner that lasts as long as its view: cancelling the screen's task ends the feed's run")
+    func anOwnerThatLastsAsLongAsItsView() async throws {
+        let store = Store(initialState: AppState(), reducer: App.reducer)
+        let feedGraph = App.feedGraph
+        let runs = LockedValue<[GraphRun<AppState>]>([])
+        let dispatched = AsyncStream<Void>.makeStream()
+
+        let screen = Task {
+            await store.makeOwner("Feed").endWhenCancelled { owner in
+                runs.withLock { $0.append(owner.dispatch(feedGraph())) }
+                dispatched.continuation.finish()
+            }
+        }
+        try await withDeadline { for await _ in dispatched.stream {} }
+        screen.cancel()  // the screen goes away: the feed's run ends with it
+
+        try await withDeadline { await screen.value }
+        let run = try #require(runs.withLock { $0.first })
+        let report = try await withDeadline { await run.wait() }
+        #expect(report.count(of: .cancelled) == 1)
     }
 }

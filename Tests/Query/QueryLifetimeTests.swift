@@ -80,6 +80,61 @@ struct QueryLifetimeTests {
         try await store.finish()
     }
 
+    @Test("an observation made through a screen's owner ends when the owner ends; an ended owner's at once")
+    func anObservationEndsWithItsOwner() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let screen = store.makeOwner("Feed screen")
+        let feed = queries.observe(Feed(userID: 1), in: screen)
+        _ = try await feeds.nextCall()
+
+        screen.end()  // the screen closes: its observation and its fetch end with it
+
+        #expect(feed.isCancelled)
+        #expect(store.state.cache[Feed(userID: 1)]?.isFetching == false)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])  // cancelled, not answered
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Feed(userID: 1)] == nil)
+
+        let late = queries.observe(Feed(userID: 1), in: screen)
+        #expect(late.isCancelled, "an owner that has ended holds nothing")
+        #expect(feeds.calls.count == 1, "and starts nothing")
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Feed(userID: 1)] == nil)
+        try await store.finish()
+    }
+
+    @Test("a screen's owner ending leaves the one poll to the screen that still polls")
+    func anOwnersEndLeavesThePollToOthers() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let screen = store.makeOwner("Home")
+        let home = queries.observe(Feed(userID: 1), polling: .seconds(10), in: screen)  // its poll claims the entry
+        _ = try await feeds.nextCall()
+        let profile = queries.observe(Feed(userID: 1), polling: .seconds(10), in: store)  // joins the call
+
+        screen.end()  // home's fetch is cancelled; the call goes on for profile
+
+        #expect(home.isCancelled)
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        try await store.clock.waitForSleepers(1)
+        let callsBefore = feeds.calls.count
+        await store.clock.advance(by: .seconds(10))  // the poll's tick: profile still polls
+        _ = try await feeds.nextCall()
+        #expect(feeds.calls.count == callsBefore + 1)
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        profile.cancel()
+        try await store.clock.run()
+        #expect(store.state.cache[Feed(userID: 1)] == nil)
+        try await store.finish()
+    }
+
     @Test(
         "a profile's call in flight when its last screen leaves finishes into the cache, for a screen that comes back")
     func aCallFinishesIntoTheCache() async throws {

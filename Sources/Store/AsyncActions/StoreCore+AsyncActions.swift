@@ -1,7 +1,12 @@
 extension StoreCore {
-    /// Starts `action` in this store with `context` (this store's, or a scope's of it).
-    func startAsync<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) -> ActionTask<A.Response> {
+    /// Starts `action` in this store with `context` (this store's, or a scope's of it). `onEnd` is
+    /// called inside the action's task once its body has ended, or at once when it is not started;
+    /// a call shared by a ``KeyedAsyncAction``'s dispatches never calls it.
+    func startAsync<A: AsyncAction>(
+        _ action: A, context: ActionContext<A.State>, onEnd: (@Sendable () -> Void)? = nil
+    ) -> ActionTask<A.Response> {
         if refusesDispatchFromPureCode("\(A.self)", "it was not started") {
+            onEnd?()
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
         if let keyed = action as? any KeyedAsyncAction {
@@ -12,6 +17,7 @@ extension StoreCore {
         let cancellation = CancellationGate()
         guard let (id, isObserved) = registerObserved(cancel: { cancellation.cancel() }) else {
             report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
+            onEnd?()
             return ActionTask(.failed(StoreError.storeReleased))
         }
         let observed = isObserved ? announceStart(of: action) : nil
@@ -21,6 +27,7 @@ extension StoreCore {
             try await WorkCounter.run(unit) {
                 defer {
                     self.unregister(id)
+                    onEnd?()
                     end?.finish()
                 }
                 guard let observed else { return try await self.perform(action, context: context) }

@@ -1,14 +1,17 @@
 extension StoreCore {
     /// Starts `action` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`), with
-    /// the context `makeContext` makes around the dispatch's gate (this store's, or a scope's).
+    /// the context `makeContext` makes around the dispatch's gate (this store's, or a scope's). An
+    /// owner's dispatch gives that gate (`gate`), and `onEnd`, called as `startAsync(_:context:onEnd:)`
+    /// calls it.
     func startAsync<A: AsyncAction>(
-        _ action: A, id: WorkID, policy: InFlightPolicy,
-        makeContext: (CancellationGate) -> ActionContext<A.State>
+        _ action: A, id: WorkID, policy: InFlightPolicy, gate: CancellationGate? = nil,
+        onEnd: (@Sendable () -> Void)? = nil, makeContext: (CancellationGate) -> ActionContext<A.State>
     ) -> ActionTask<A.Response> {
         if refusesDispatchFromPureCode("\(A.self)", "it was not started") {
+            onEnd?()
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
-        let gate = CancellationGate()
+        let gate = gate ?? CancellationGate()
         // Waiting for the state lock once after closing the gate: a dispatch of the replaced work
         // being reduced right now ends first, and none can pass the gate later.
         let cancel: @Sendable () -> Void = { [weak self] in
@@ -19,6 +22,7 @@ extension StoreCore {
         guard let registration = register(cancel: cancel) else {
             latest.end(id, token: token)
             report(.dispatchAfterRelease, "\(A.self) was dispatched after its store was released; it was not started.")
+            onEnd?()
             return ActionTask(.failed(StoreError.storeReleased))
         }
         let context = makeContext(gate)
@@ -27,7 +31,8 @@ extension StoreCore {
         let end = unit.map { _ in TaskEnd() }
         let task = Task<A.Response, any Error> {
             try await WorkCounter.run(unit) {
-                try await self.performLatest(
+                defer { onEnd?() }
+                return try await self.performLatest(
                     action, id: id, token: token, delay: delay, context: context, clock: clock, end: end,
                     registration: registration)
             }
@@ -66,12 +71,16 @@ extension StoreCore {
         return try await self.performObserved(action, context: context, observed).get()
     }
 
-    /// Starts `graph` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`).
+    /// Starts `graph` under `id` according to `policy` (see `Store.dispatch(_:id:policy:)`), as
+    /// `owner`'s work when given (adopted before it waits or starts, or refused).
     func startGraph<S: Sendable>(
-        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, id: WorkID, policy: InFlightPolicy
+        _ graph: ActionGraph<S>, backend: any StoreBackend<S>, id: WorkID, policy: InFlightPolicy,
+        owner: OwnerCore? = nil
     ) -> GraphRun<S> {
-        if PureCall.current != nil { return startGraph(graph, backend: backend) }  // reported and cancelled there
-        let run = GraphRun(host: self, backend: backend, storage: graph.storage)
+        // Reported and cancelled there.
+        if PureCall.current != nil { return startGraph(graph, backend: backend, owner: owner) }
+        let run = GraphRun(host: self, backend: backend, storage: graph.storage, owner: owner?.name)
+        if refusesForOwner(run, owner) { return run }
         let waiting = CancellationGate()
         let cancel: @Sendable () -> Void = {
             waiting.cancel()

@@ -29,6 +29,9 @@ final class OwnerCore: Sendable {
 
     var isEnded: Bool { registry.withLock { $0.isEnded } }
 
+    /// How many pieces of work the owner holds, ended or not (the tests check what it forgets).
+    var adoptedCount: Int { registry.withLock { $0.work.count } }
+
     /// Adopts `work`; `nil` when the owner has ended (the work must not start).
     func adopt(_ work: OwnedWork) -> UInt64? {
         registry.withLock { registry in
@@ -55,6 +58,36 @@ final class OwnerCore: Sendable {
         guard adopted == nil else { return nil }
         return "a graph of \(run.storage.count) nodes was dispatched to the owner \"\(name)\" after it ended; "
             + "it was cancelled before any of its nodes ran."
+    }
+
+    /// Starts an async action (`name` says which) as this owner's work: `start` starts it with the
+    /// gate the owner's end closes and the closure its task calls when its body ends. Refused when
+    /// the owner has ended: `start` is not called, the task throws `CancellationError`, and `host`
+    /// reports why.
+    func startAsync<Response: Sendable>(
+        _ name: String, host: any RunHost,
+        _ start: (CancellationGate, _ onEnd: @escaping @Sendable () -> Void) -> ActionTask<Response>
+    ) -> ActionTask<Response> {
+        let gate = CancellationGate()
+        let handle = LockedValue<ActionTask<Response>?>(nil)
+        let adopted = adopt(
+            OwnedWork(
+                end: {
+                    gate.cancel()
+                    handle.withLock { $0 }?.cancel()
+                    // A dispatch of the action being reduced right now ends first; none passes the gate later.
+                    host.stateLock.withLock {}
+                }, isDone: { false }))
+        guard let id = adopted else {
+            host.report(
+                .dispatchRefusedByOwner,
+                "\(name) was dispatched to the owner \"\(self.name)\" after it ended; it was not started.")
+            return ActionTask(.failed(CancellationError()))
+        }
+        let task = start(gate) { self.release(id) }
+        handle.withLock { $0 = task }
+        if isEnded { task.cancel() }
+        return task
     }
 
     /// Forgets work that ended by itself.

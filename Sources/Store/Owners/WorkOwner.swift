@@ -26,10 +26,14 @@
 ///   `ScopedStore<GameState?>`) also ends at the commit that makes that state `nil`, before any
 ///   later action is applied.
 ///
+/// It is an ``ActionDispatcher``: code that takes one (`some ActionDispatcher<State>`, a query
+/// client's `fetch`, `observe` or `mutate`) dispatches under the owner, and work dispatched by id
+/// (`dispatch(_:id:policy:)`) is the owner's too, ending with it as well as by its policy.
+///
 /// Sync actions dispatched here are applied as the store applies them, whether or not the owner
 /// has ended: they are not work that runs on. Thread-safe: every method may be called from any
 /// thread or task, and from a subscriber or middleware.
-public final class WorkOwner<State: Sendable>: Sendable {
+public final class WorkOwner<State: Sendable>: ActionDispatcher, Sendable {
     let backend: any StoreBackend<State>
     let core: OwnerCore
     /// The root ``Store``, kept alive while the owner is.
@@ -38,8 +42,10 @@ public final class WorkOwner<State: Sendable>: Sendable {
     @usableFromInline let store: Store<State>?
     /// What ends the owner when its scope's optional state becomes `nil`; `nil` for other owners.
     private let presence = LockedValue<Subscription?>(nil)
-    /// Told about every graph and async action started through the owner (a test store's).
-    private let tracker: (any DispatchTracker<State>)?
+    /// Where the owner's work goes: the store or its scope, as this owner's work; what a test
+    /// store's owner starts, its tracker follows.
+    @_spi(OresReduxInternals)
+    public let dispatchTarget: DispatchTarget<State>
 
     convenience init(name: String, backend: any StoreBackend<State>, root: AnyObject & Sendable) {
         self.init(core: OwnerCore(name: name), backend: backend, root: root, tracker: nil)
@@ -63,7 +69,7 @@ public final class WorkOwner<State: Sendable>: Sendable {
         self.core = core
         self.root = root
         self.store = root as? Store<State>
-        self.tracker = tracker
+        self.dispatchTarget = DispatchTarget(backend: backend, owner: core, tracker: tracker)
     }
 
     deinit {
@@ -111,9 +117,7 @@ public final class WorkOwner<State: Sendable>: Sendable {
     /// back with every node `.cancelled`, and the store reports why.
     @discardableResult
     public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        let run = backend.dispatchGraph(graph, owner: core)
-        tracker?.track(run)
-        return run
+        dispatchTarget.dispatchGraph(graph)
     }
 
     /// Starts an async action as the owner's work. When the owner ends, the action gets task
@@ -122,35 +126,7 @@ public final class WorkOwner<State: Sendable>: Sendable {
     /// never called, and the store reports why.
     @discardableResult
     public func dispatch<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State {
-        let gate = CancellationGate()
-        let host = backend.host
-        let handle = LockedValue<ActionTask<A.Response>?>(nil)
-        let adopted = core.adopt(
-            OwnerCore.OwnedWork(
-                end: {
-                    gate.cancel()
-                    handle.withLock { $0 }?.cancel()
-                    // A dispatch of the action being reduced right now ends first; none passes the gate later.
-                    host.stateLock.withLock {}
-                }, isDone: { false }))
-        guard let id = adopted else {
-            host.report(
-                .dispatchRefusedByOwner,
-                "\(A.self) was dispatched to the owner \"\(name)\" after it ended; it was not started.")
-            return ActionTask(.failed(CancellationError()))
-        }
-        let task = backend.dispatchAsync(action, gate: gate)
-        tracker?.track(task, named: "\(A.self)")
-        handle.withLock { $0 = task }
-        if core.isEnded { task.cancel() }
-        if case .task(let running, _) = task.source {
-            let core = core
-            Task {
-                _ = await running.result
-                core.release(id)
-            }
-        }
-        return task
+        dispatchTarget.dispatchAsync(action)
     }
 }
 

@@ -24,26 +24,32 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         root.startAsync(action, context: ActionContext(backend: self))
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A, id: WorkID, policy: InFlightPolicy) -> ActionTask<A.Response>
-    where A.State == Child {
-        root.startAsync(action, id: id, policy: policy) { gate in ActionContext(backend: self, gate: gate) }
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, id: WorkID, policy: InFlightPolicy, gate: CancellationGate?, onEnd: (@Sendable () -> Void)?
+    ) -> ActionTask<A.Response> where A.State == Child {
+        root.startAsync(action, id: id, policy: policy, gate: gate, onEnd: onEnd) { gate in
+            ActionContext(backend: self, gate: gate)
+        }
     }
 
     func dispatchGraph(_ graph: ActionGraph<Child>) -> GraphRun<Child> {
         root.startGraph(graph, backend: self)
     }
 
-    func dispatchGraph(_ graph: ActionGraph<Child>, id: WorkID, policy: InFlightPolicy) -> GraphRun<Child> {
-        root.startGraph(graph, backend: self, id: id, policy: policy)
+    func dispatchGraph(_ graph: ActionGraph<Child>, id: WorkID, policy: InFlightPolicy, owner: OwnerCore?)
+        -> GraphRun<Child>
+    {
+        root.startGraph(graph, backend: self, id: id, policy: policy, owner: owner)
     }
 
     func dispatchGraph(_ graph: ActionGraph<Child>, owner: OwnerCore) -> GraphRun<Child> {
         root.startGraph(graph, backend: self, owner: owner)
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
-    where A.State == Child {
-        root.startAsync(action, context: ActionContext(backend: self, gate: gate))
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
+    ) -> ActionTask<A.Response> where A.State == Child {
+        root.startAsync(action, context: ActionContext(backend: self, gate: gate), onEnd: onEnd)
     }
 
     func cancelWork(id: WorkID) {

@@ -9,16 +9,23 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     var options: StoreOptions { get }
     func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?)
     func dispatchAsync<A: AsyncAction>(_ action: A) -> ActionTask<A.Response> where A.State == State
-    func dispatchAsync<A: AsyncAction>(_ action: A, id: WorkID, policy: InFlightPolicy) -> ActionTask<A.Response>
-    where A.State == State
+    /// Starts `action` under `id`; an owner's dispatch gives the gate its end closes, and the
+    /// closure called once the action's task ended (see `startAsync(_:context:onEnd:)`).
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, id: WorkID, policy: InFlightPolicy, gate: CancellationGate?, onEnd: (@Sendable () -> Void)?
+    ) -> ActionTask<A.Response> where A.State == State
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State>
-    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State>
+    /// Starts `graph` under `id`, as work of `owner` when given (see `dispatchGraph(_:owner:)`).
+    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy, owner: OwnerCore?)
+        -> GraphRun<State>
     /// Starts `graph` as work of `owner`, which ends it when the owner ends (or refuses it if the
     /// owner has ended, before any of its nodes runs).
     func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State>
-    /// Starts `action` with a context whose dispatches `gate` admits (an owner's).
-    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
-    where A.State == State
+    /// Starts `action` with a context whose dispatches `gate` admits (an owner's); `onEnd` is called
+    /// once its task's body has ended, inside that task (at once if the action is not started).
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
+    ) -> ActionTask<A.Response> where A.State == State
     func cancelWork(id: WorkID)
     /// The attempts of an async graph node running `action`, whose context carries `key` (in a
     /// durable run).
@@ -36,26 +43,32 @@ extension StoreCore: RunHost, StoreBackend {
         startAsync(action, context: ActionContext(core: self))
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A, id: WorkID, policy: InFlightPolicy) -> ActionTask<A.Response>
-    where A.State == State {
-        startAsync(action, id: id, policy: policy) { gate in ActionContext(core: self, gate: gate) }
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, id: WorkID, policy: InFlightPolicy, gate: CancellationGate?, onEnd: (@Sendable () -> Void)?
+    ) -> ActionTask<A.Response> where A.State == State {
+        startAsync(action, id: id, policy: policy, gate: gate, onEnd: onEnd) { gate in
+            ActionContext(core: self, gate: gate)
+        }
     }
 
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
         startGraph(graph, backend: self)
     }
 
-    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy) -> GraphRun<State> {
-        startGraph(graph, backend: self, id: id, policy: policy)
+    func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy, owner: OwnerCore?)
+        -> GraphRun<State>
+    {
+        startGraph(graph, backend: self, id: id, policy: policy, owner: owner)
     }
 
     func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State> {
         startGraph(graph, backend: self, owner: owner)
     }
 
-    func dispatchAsync<A: AsyncAction>(_ action: A, gate: CancellationGate) -> ActionTask<A.Response>
-    where A.State == State {
-        startAsync(action, context: ActionContext(core: self, gate: gate))
+    func dispatchAsync<A: AsyncAction>(
+        _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
+    ) -> ActionTask<A.Response> where A.State == State {
+        startAsync(action, context: ActionContext(core: self, gate: gate), onEnd: onEnd)
     }
 
     func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State {
@@ -82,13 +95,18 @@ extension StoreCore {
             run.cancel()
             return run
         }
-        if let owner, let refusal = owner.adopt(run) {
-            report(.dispatchRefusedByOwner, refusal)
-            run.observe(ifStoreIsObserved: hasEventObservers)
-            run.cancel()
-            return run
-        }
+        if refusesForOwner(run, owner) { return run }
         run.start()
         return run
+    }
+
+    /// Adopts `run` as `owner`'s work before it starts; when the owner refuses it, reports why and
+    /// cancels the run (true).
+    func refusesForOwner<S: Sendable>(_ run: GraphRun<S>, _ owner: OwnerCore?) -> Bool {
+        guard let owner, let refusal = owner.adopt(run) else { return false }
+        report(.dispatchRefusedByOwner, refusal)
+        run.observe(ifStoreIsObserved: hasEventObservers)
+        run.cancel()
+        return true
     }
 }
