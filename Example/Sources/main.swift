@@ -7,8 +7,9 @@ import OresRedux
 //
 // Four short stories of one log-in screen, each a graph: log in, then fetch the profile and the
 // feed in parallel with the token, then show home with both in one state update. A fifth searches
-// the feed as the user types; a sixth closes the screen mid-chain (ClosingScreen.swift).
-// `--resume` tells a seventh: a durable run killed mid-chain and resumed on the next launch
+// the feed as the user types; a sixth closes the screen mid-chain (ClosingScreen.swift); a
+// seventh keeps server data that two screens show in a query cache (ServerData.swift).
+// `--resume` tells another: a durable run killed mid-chain and resumed on the next launch
 // (Resume.swift).
 
 let usage = """
@@ -16,13 +17,14 @@ let usage = """
            swift run Example --resume
            swift run Example --inspect [--inspect-for SECONDS]
 
-    Runs six scenarios of a log-in screen built as an OresRedux action graph:
+    Runs seven scenarios of a log-in screen built as an OresRedux action graph:
       1. log in -> profile and feed in parallel -> one update with both
       2. the feed fails: a fallback banner, home skipped, the profile still shown
       3. the feed is flaky: a retry with back-off succeeds on the second try
       4. the user leaves while loading: the run is cancelled
       5. searching the feed as the user types: debounce and take-latest
       6. the user closes the screen mid-chain: the feed is cancelled, the sent post finishes
+      7. server data: one feed for two screens, optimistic posts, a poll that answers too late
 
     options:
       --base-url URL  make real HTTP requests (URLSession) to a server serving
