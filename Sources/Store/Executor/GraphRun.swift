@@ -61,7 +61,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         self.clock = options.clock
         self.sinceCreation = core.sinceCreation
         self.workCounter = options.workCounter
-        let createdAt = core.sinceCreation()
+        let createdAt = sinceCreation()
         self.createdAt = createdAt
         let observers: [any RunObserver] = journal.map { [$0] } ?? []
         self.state = LockedValue(
@@ -199,7 +199,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     var hasStarted: Bool { state.withLock { $0.machine.phase != .notStarted } }
 
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
-    public var report: GraphReport { state.withLock { $0.machine }.report(shape: GraphShape(storage)) }
+    public var report: GraphReport { state.withLock { $0.machine.report(shape: GraphShape(storage)) } }
 
     /// Performs the steps the machine decided, in order, with the run's lock released; returns
     /// what the caller goes on with (a node handed on to its task, an item to apply).
