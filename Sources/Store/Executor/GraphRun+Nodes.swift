@@ -61,7 +61,7 @@ extension GraphRun {
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     /// The task may go on with async nodes that the node's end releases (see `runAsync`).
     func startTask(_ node: Int) {
-        let unit = workCounter.begin(unitName(of: node))
+        let unit = workCounter?.begin(unitName(of: node))
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = state.withLock { state in
             guard state.machine.mayRun(node) else { return true }
@@ -136,7 +136,7 @@ extension GraphRun {
                     .asyncFinished(node: node, result, now: now, handsOn: $0.holdsTask(of: node)), finishedTask: node)
             })
         guard case .handOn(let next) = next else { return nil }
-        return (next, workCounter.begin(unitName(of: next)))
+        return (next, workCounter?.begin(unitName(of: next)))
     }
 }
 
