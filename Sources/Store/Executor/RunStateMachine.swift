@@ -898,7 +898,8 @@ enum RunStep: Equatable {
     /// Resume these waiters behind the events queued so far (an observed run's).
     case resumeBehindEvents([RunStateMachine.Waiter])
     /// Resume the waiter whose wait was the event: it need not wait (behind the events queued so
-    /// far when the run is observed).
+    /// far when the run is observed). Always a wait's last step, so the shell's wait, which holds
+    /// that waiter, performs it once the others are done.
     case resumeCaller(behindEvents: Bool)
     /// Leave the store's registry of runs.
     case leaveRegistry
