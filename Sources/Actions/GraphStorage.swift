@@ -1,5 +1,6 @@
-/// What an ``ActionGraph`` holds: each node's body, its prerequisite list, settings, and the bad
-/// input seen while building.
+/// What an ``ActionGraph`` holds: each node's body (a ``NodeBody``, below, with the inputs its
+/// closures are given and the slot its response is kept in), its prerequisite list, settings, and
+/// the bad input seen while building.
 ///
 /// Prerequisite lists are stored one after the other in `prerequisites`; node `i`'s list ends at
 /// `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. Copies of a graph share their arrays
@@ -130,3 +131,90 @@ final class GraphHooks: Sendable {
 
 /// Shared by copies of a graph until one of them adds a node.
 private final class GraphIdentity: Sendable {}
+
+/// What a node does when it starts.
+///
+/// Not generic over the state: a run reads a body per node, and unspecialized generic code (a run
+/// is generic over the app's state, which this module does not know) would look up the body type's
+/// metadata on every read. The run hands a body itself as `AnyObject`, and the closure, made where
+/// the state type is known, casts it back to `GraphRun<State>` (checked).
+enum NodeBody: Sendable {
+    /// A sync action known when the graph was built.
+    case action(any Action)
+    /// A sync action built when the node starts, from the prerequisites' responses (and, for a
+    /// state-built node, the state: the closure casts the run back, as async bodies do).
+    case makeAction(@Sendable (NodeInputs, AnyObject) -> any Action, ActionType)
+    /// An async action, built from the prerequisites' responses when the node starts, bound to the
+    /// store that runs it. `readsResponses` is false for an action given when the graph was built,
+    /// which waits on its prerequisites for their order only: the run then collects no responses.
+    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType, readsResponses: Bool)
+    /// A wait on the store's clock.
+    case delay(Duration)
+    /// A wait on work that is already running in the store.
+    /// It receives the store the run goes through, to check that a joined run is of the same store.
+    case join(@Sendable (AnyObject) async throws -> ResponseSlot, ActionType)
+
+    var isSync: Bool {
+        switch self {
+        case .action, .makeAction: true
+        case .async, .delay, .join: false
+        }
+    }
+
+    var kind: NodeKind {
+        switch self {
+        case .action, .makeAction: .sync
+        case .async: .async
+        case .delay: .delay
+        case .join: .join
+        }
+    }
+
+    var defaultLabel: String {
+        switch self {
+        case .action(let action): String(describing: type(of: action))
+        case .makeAction(_, let type), .async(_, let type, _): type.name
+        case .delay(let duration): "delay \(duration)"
+        case .join(_, let type): "join \(type.name)"
+        }
+    }
+}
+
+/// The responses of a node's prerequisites, as its `make` closure reads them when the node starts.
+///
+/// A snapshot taken under the run's lock when the node starts: the prerequisites have all succeeded
+/// by then, and a node's response never changes once stored. The responses are in the order the
+/// prerequisites were given, which is the order of the closure's parameters, so the closure reads
+/// them one after the other by position. (It keeps no `Node` values: in generic code that does not
+/// know the response types, each one would cost a type lookup at run time.)
+struct NodeInputs: Sendable {
+    let responses: [ResponseSlot]
+    /// The key the node's attempts carry in a durable run; `nil` otherwise.
+    var idempotencyKey: IdempotencyKey? = nil
+
+    /// The response at `position`, as `type`; moves `position` to the next one.
+    func next<R: Sendable>(_ type: R.Type, _ position: inout Int) -> R {
+        defer { position += 1 }
+        return unwrapResponse(responses[position], as: type)
+    }
+}
+
+/// One node's stored response: the value, or `nil` for `Void`.
+typealias ResponseSlot = (any Sendable)?
+
+/// Stores a response in a run's slot: `nil` for `Void`, which needs no storage.
+///
+/// An existential rather than a class box: a small response (an `Int`, a struct of a few words) is
+/// stored inline with no allocation, and unspecialised generic code needs no metadata lookup of a
+/// box type per node.
+@inline(__always)
+func wrapResponse<Value: Sendable>(_ value: Value) -> ResponseSlot {
+    Value.self == Void.self ? nil : value
+}
+
+/// Reads a response stored by ``wrapResponse(_:)``.
+@inline(__always)
+func unwrapResponse<Value: Sendable>(_ slot: ResponseSlot, as type: Value.Type = Value.self) -> Value {
+    if let slot { return slot as! Value }
+    return () as! Value
+}

@@ -40,7 +40,8 @@ struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
     /// attempts with `CancellationError` without calling it.
     let budget: Budget
     let timeout: Duration?
-    let retry: RetryPolicy
+    /// The policy that retries the attempts; `nil` for a node that set none (one attempt).
+    let retry: RetryPolicy?
 
     /// The budget's start and the operation in one closure, for an attempt raced against its
     /// timeout; it reports the attempt's start through `started`.
@@ -56,8 +57,8 @@ struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
     /// `error`; `nil` when no further attempt is made (the error is not retried, or the budget the
     /// machine keeps is spent).
     func delay(beforeRetryAfter error: any Error, inLaunch: Int) -> Duration? {
-        guard !Task.isCancelled, !(error is CancellationError), !(error is DurableRunError), retry.shouldRetry(error),
-            budget.mayRetry(maxAttempts: retry.maxAttempts)
+        guard let retry, !Task.isCancelled, !(error is CancellationError), !(error is DurableRunError),
+            retry.shouldRetry(error), budget.mayRetry(maxAttempts: retry.maxAttempts)
         else {
             return nil
         }
@@ -98,7 +99,7 @@ extension AttemptPlan where Value == ResponseSlot, Budget == RunAttempts {
         let settings = storage.settings[node]
         self.init(
             operation: operation, budget: budget, timeout: settings?.timeout,
-            retry: settings?.retry ?? .never)
+            retry: settings?.retry)
     }
 }
 

@@ -61,7 +61,7 @@ extension GraphRun {
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     /// The task may go on with async nodes that the node's end releases (see `runAsync`).
     func startTask(_ node: Int) {
-        let unit = workCounter.begin(unitName(of: node))
+        let unit = workCounter?.begin(unitName(of: node))
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = state.withLock { state in
             guard state.machine.mayRun(node) else { return true }
@@ -92,32 +92,35 @@ extension GraphRun {
         // What comes before and after the attempts is in sync functions, never inlined: the task
         // keeps this frame while the node's action runs, and every local of an async function
         // (an inlined function's included) takes room in it.
-        guard let inputs = inputsIfItMayRun(node) else { return nil }
-        let plan = attemptPlan(of: node, inputs)
+        guard let (inputs, isObserved) = inputsIfItMayRun(node) else { return nil }
+        let plan = attemptPlan(of: node, inputs, isObserved: isObserved)
         unit?.note("started its attempts")
         let result = await Attempts.run(plan, clock: clock)
         unit?.note("ended its attempts")
         return asyncFinished(node, result)
     }
 
-    /// `node`'s inputs, read in the same look as whether it may still run; `nil` when it may not
-    /// (the run was cancelled).
+    /// `node`'s inputs and whether the run is observed, read in the same look as whether it may
+    /// still run; `nil` when it may not (the run was cancelled).
     @inline(never)  // see `runAsync`
-    private func inputsIfItMayRun(_ node: Int) -> NodeInputs? {
+    private func inputsIfItMayRun(_ node: Int) -> (NodeInputs, isObserved: Bool)? {
         let readsResponses = if case .async(_, _, readsResponses: true) = storage.bodies[node] { true } else { false }
         let prerequisites = readsResponses ? storage.prerequisites(of: node) : nil
-        return state.withLock { state -> NodeInputs? in
+        return state.withLock { state -> (NodeInputs, isObserved: Bool)? in
             guard state.machine.mayRun(node) else { return nil }
-            return prerequisites.map { state.inputs(from: $0) } ?? NodeInputs(responses: [])
+            let inputs = prerequisites.map { state.inputs(from: $0) } ?? NodeInputs(responses: [])
+            return (inputs, state.machine.isObserved)
         }
     }
 
-    /// `node`'s attempts, given its inputs.
+    /// `node`'s attempts, given its inputs; an observed run's read the time each attempt starts.
     @inline(never)  // see `runAsync`
-    private func attemptPlan(of node: Int, _ inputs: NodeInputs) -> AttemptPlan<ResponseSlot, RunAttempts> {
+    private func attemptPlan(
+        of node: Int, _ inputs: NodeInputs, isObserved: Bool
+    ) -> AttemptPlan<ResponseSlot, RunAttempts> {
         AttemptPlan(
             node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
-            budget: RunAttempts(state: state, node: node, host: core, sinceCreation: sinceCreation))
+            budget: RunAttempts(state: state, node: node, host: core, sinceCreation: isObserved ? sinceCreation : nil))
     }
 
     /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task,
@@ -133,7 +136,7 @@ extension GraphRun {
                     .asyncFinished(node: node, result, now: now, handsOn: $0.holdsTask(of: node)), finishedTask: node)
             })
         guard case .handOn(let next) = next else { return nil }
-        return (next, workCounter.begin(unitName(of: next)))
+        return (next, workCounter?.begin(unitName(of: next)))
     }
 }
 

@@ -61,7 +61,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         self.clock = options.clock
         self.sinceCreation = core.sinceCreation
         self.workCounter = options.workCounter
-        let createdAt = core.sinceCreation()
+        let createdAt = sinceCreation()
         self.createdAt = createdAt
         let observers: [any RunObserver] = journal.map { [$0] } ?? []
         self.state = LockedValue(
@@ -187,7 +187,13 @@ public final class GraphRun<State: Sendable>: Sendable {
     private func park(_ reason: @autoclosure () -> String, _ event: (RunStateMachine.Waiter) -> RunEvent) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiter = ParkedWaiter(continuation, parkingOn: reason())
-            perform(state.withLock { $0.wait(waiter, event) }, caller: waiter)
+            let performable = state.withLock { $0.wait(waiter, event) }
+            perform(performable)
+            // `.resumeCaller`, a wait's last step, is this waiter's: it is resumed here, where it is
+            // held (an unobserved run's with no list built for it).
+            if performable.steps.resumesCaller {
+                if performable.steps.observed { resume([waiter], behindEvents: true) } else { waiter.resume() }
+            }
             waiter.park()
         }
     }
@@ -199,18 +205,12 @@ public final class GraphRun<State: Sendable>: Sendable {
     var hasStarted: Bool { state.withLock { $0.machine.phase != .notStarted } }
 
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
-    public var report: GraphReport { state.withLock { $0.machine }.report(shape: GraphShape(storage)) }
+    public var report: GraphReport { state.withLock { $0.machine.report(shape: GraphShape(storage)) } }
 
     /// Performs the steps the machine decided, in order, with the run's lock released; returns
     /// what the caller goes on with (a node handed on to its task, an item to apply).
     @discardableResult
     func perform(_ performable: StepsToPerform) -> NextForCaller {
-        perform(performable, caller: nil)
-    }
-
-    /// `perform(_:)`, for a wait's steps: `caller` is the waiter whose wait was the event.
-    @inline(__always) @discardableResult
-    private func perform(_ performable: StepsToPerform, caller: ParkedWaiter?) -> NextForCaller {
         var next = NextForCaller.none
         for kind in performable.steps.kinds {
             switch kind {
@@ -222,21 +222,8 @@ public final class GraphRun<State: Sendable>: Sendable {
             case .deliverEvents: core.deliverEvents()
             case .schedule: core.schedule(self)
             case .holdWaitersUntilPipelineExit: core.resumeAtPipelineExit(self)
-            case .resume:
-                if performable.steps.observed {
-                    core.events.enqueue([.resume(performable.waiters)])
-                    core.deliverEvents()
-                } else {
-                    for waiter in performable.waiters { waiter.resume() }
-                }
-            case .resumeCaller:
-                guard let caller else { break }
-                if performable.steps.observed {
-                    core.events.enqueue([.resume([caller])])
-                    core.deliverEvents()
-                } else {
-                    caller.resume()
-                }
+            case .resume: resume(performable.waiters, behindEvents: performable.steps.observed)
+            case .resumeCaller: break  // see `park`
             case .leaveRegistry: if let id = performable.registration { core.unregister(id) }
             case .apply:
                 if case .apply(let item) = performable.steps.syncStep {
@@ -246,5 +233,15 @@ public final class GraphRun<State: Sendable>: Sendable {
             }
         }
         return next
+    }
+
+    /// Resumes `waiters`, behind the events queued so far when the run is observed.
+    private func resume(_ waiters: [ParkedWaiter], behindEvents: Bool) {
+        if behindEvents {
+            core.events.enqueue([.resume(waiters)])
+            core.deliverEvents()
+        } else {
+            for waiter in waiters { waiter.resume() }
+        }
     }
 }

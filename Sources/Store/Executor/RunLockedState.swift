@@ -135,18 +135,18 @@ struct RunAttempts: AttemptBudget {
     let state: LockedValue<RunLockedState>
     let node: Int
     let host: any RunHost
-    /// The store's time since its creation: with the run's creation, the run's time, for the start
-    /// of an attempt.
-    let sinceCreation: @Sendable () -> Duration
+    /// The store's time since its creation (with the run's creation, the run's time), for the start
+    /// of an attempt that an observed run's event shows; `nil` when the run is not observed.
+    let sinceCreation: (@Sendable () -> Duration)?
 
     // Never inlined into the attempts' async loop: its locals would join the frame the task keeps
     // while each attempt runs.
     @inline(never)
     func startAttempt() -> AttemptStart? {
-        let now = sinceCreation()
+        let now = sinceCreation?()
         // The event's one step to perform, beside the observers' `.attemptStarted`, is `.deliverEvents`.
         let (deliverEvents, start) = state.withLock { state in
-            let steps = state.observe(.attemptStarting(node: node, now: now - state.createdAt))
+            let steps = state.observe(.attemptStarting(node: node, now: now.map { $0 - state.createdAt }))
             return (steps.observed, steps.attemptStarted)
         }
         if deliverEvents { host.deliverEvents() }

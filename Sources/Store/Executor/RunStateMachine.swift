@@ -219,36 +219,51 @@ struct RunStateMachine {
     /// which waiters are held until the pipeline is left (`insidePipeline`: the event comes from a
     /// thread applying actions in the store's pipeline).
     mutating func handle(_ event: consuming RunEvent, insidePipeline: Bool) -> RunSteps {
-        var steps: RunSteps
+        var steps = respond(to: event)
+        complete(&steps, insidePipeline: insidePipeline)
+        return steps
+    }
+
+    /// The steps that are the event's own.
+    private mutating func respond(to event: consuming RunEvent) -> RunSteps {
         switch consume event {
         case .start(let now, let earlier):
             self.earlier = earlier
-            steps = start(now: now, endedBefore: earlier.endedBefore)
+            return start(now: now, endedBefore: earlier.endedBefore)
         case .cancel(let now, let byStoreRelease):
-            steps = cancel(now: now, byStoreRelease: byStoreRelease)
+            return cancel(now: now, byStoreRelease: byStoreRelease)
         case .ownerEnded(let now, let policies):
-            steps = ownerEnded(now: now, policies: policies)
+            return ownerEnded(now: now, policies: policies)
         case .takeSyncItem(let now):
-            steps = RunSteps()
-            let item = takeSyncItem(now: now)
-            steps.syncStep = item.map { .apply($0) } ?? .idle
+            var steps = RunSteps()
+            steps.syncStep = takeSyncItem(now: now).map { .apply($0) } ?? .idle
+            return steps
         case .syncItemApplied(let item, let now, let queuedWork):
-            let step: SyncStep
-            (steps, step) = syncItemApplied(item, now: now, queuedWork: queuedWork)
+            var (steps, step) = syncItemApplied(item, now: now, queuedWork: queuedWork)
             steps.syncStep = step
+            return steps
         case .attemptStarting(let node, let now):
-            steps = RunSteps()
-            _ = advance(to: now)
+            var steps = RunSteps()
+            if let now { _ = advance(to: now) }
             steps.attemptStarted = attemptStarting(node)
+            return steps
         case .asyncFinished(let node, let result, let now, let handsOn):
-            steps = asyncFinished(node, result, now: now, handsOn: handsOn)
+            return asyncFinished(node, result, now: now, handsOn: handsOn)
         case .awaitNode(let node, let waiter):
-            steps = RunSteps()
+            var steps = RunSteps()
             steps.flags.set(.resumeCaller, awaitNode(node, waiter) != nil)
+            return steps
         case .awaitFinish(let waiter):
-            steps = RunSteps()
+            var steps = RunSteps()
             steps.flags.set(.resumeCaller, awaitFinish(waiter) != nil)
+            return steps
         }
+    }
+
+    /// Adds to an event's steps what every event's steps share: a sync node's one attempt, the
+    /// error a fallback is built from, the waiters held until the pipeline is left, the events'
+    /// delivery. (A function of its own: written inline in `handle`, the optimizer copies the steps.)
+    private mutating func complete(_ steps: inout RunSteps, insidePipeline: Bool) {
         switch steps.syncStep {
         case .apply(.node(let node)): steps.attemptStarted = AttemptStart(node: node, attempt: 1, inLaunch: 1)
         // Queued only by a failure, which recorded the error first (see `markFailed`, `play`).
@@ -257,7 +272,6 @@ struct RunStateMachine {
         }
         holdWaiters(insidePipeline: insidePipeline, &steps)
         steps.flags.set(.deliverEvents, isObserved)
-        return steps
     }
 
     /// Starts the run: fails the nodes built with bad input (and skips what depends on them), then
@@ -394,7 +408,8 @@ struct RunStateMachine {
         }
         playDueReplays(now: now, &effects)
         checkFinished(&effects)
-        if effects.schedule, let next = effects.handedOn {
+        // `flags`, not the `schedule` getter: a getter called on the steps makes the optimizer copy them.
+        if effects.flags.contains(.schedule), let next = effects.handedOn {
             effects.handedOn = nil
             effects.startAsync.insert(next, at: 0)
         }
@@ -883,7 +898,8 @@ enum RunStep: Equatable {
     /// Resume these waiters behind the events queued so far (an observed run's).
     case resumeBehindEvents([RunStateMachine.Waiter])
     /// Resume the waiter whose wait was the event: it need not wait (behind the events queued so
-    /// far when the run is observed).
+    /// far when the run is observed). Always a wait's last step, so the shell's wait, which holds
+    /// that waiter, performs it once the others are done.
     case resumeCaller(behindEvents: Bool)
     /// Leave the store's registry of runs.
     case leaveRegistry
@@ -929,8 +945,9 @@ enum RunEvent {
     /// The pipeline reached the run's token.
     case takeSyncItem(now: Duration)
     case syncItemApplied(RunStateMachine.SyncItem, now: Duration, queuedWork: Bool)
-    /// An async node's task is about to make an attempt.
-    case attemptStarting(node: Int, now: Duration)
+    /// An async node's task is about to make an attempt; `now` only when the run is observed (its
+    /// event shows the time), so that an unobserved run reads no clock per attempt.
+    case attemptStarting(node: Int, now: Duration?)
     case asyncFinished(node: Int, Result<ResponseSlot, any Error>, now: Duration, handsOn: Bool)
     case awaitNode(Int, RunStateMachine.Waiter)
     case awaitFinish(RunStateMachine.Waiter)
