@@ -62,6 +62,8 @@ public struct QueryCallStarted: Action {
     /// Whether the call fetches a page to append to the list (``QueryPagedEndpoint``): such a call
     /// does not stand for a fetch of the entry, so an invalidation still refetches the list.
     var isNextPage = false
+    /// Why the call was made.
+    public var reason: QueryCallReason = .fetch
 }
 
 /// A call's answer: applied only if nothing newer was written to the entry after the call started.

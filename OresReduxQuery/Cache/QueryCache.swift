@@ -145,6 +145,7 @@ public struct QueryCache: Equatable, Sendable {
     mutating func callStarted(_ action: QueryCallStarted) {
         var entry = entry(action.key, declaring: action.declaration)
         entry.calls[action.call] = stamp()
+        entry.lastCallReason = action.reason
         if action.isNextPage { entry.nextPageCalls.insert(action.call) }
         entries[action.key] = entry
     }

@@ -31,6 +31,8 @@ public struct QueryEntry: Equatable, Sendable {
     public internal(set) var version: UInt64
     /// Whether the entry was invalidated (or cleared) since its last applied response.
     public internal(set) var isInvalidated = false
+    /// Why the entry's last call was made; `nil` before its first.
+    public internal(set) var lastCallReason: QueryCallReason?
     /// How long a response stays fresh: a fetch within that time is served without a call.
     public internal(set) var staleTime: Duration = .zero
     /// How long the entry is kept once nobody observes it.

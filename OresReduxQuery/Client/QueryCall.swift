@@ -22,6 +22,8 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, Coordinating
     public let endpoint: Endpoint
     /// The entry's ``QueryEntry/version`` when the call was asked for.
     public let basis: UInt64
+    /// Why the call is made (not part of its key: a call that joins keeps the first one's reason).
+    public var reason: QueryCallReason = .fetch
 
     /// The entry and its last write.
     public var key: Key { Key(key: endpoint.key, basis: basis) }
@@ -29,7 +31,7 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, Coordinating
     /// Stamps the call in the cache, runs the endpoint, and hands its answer to the cache (which
     /// applies it only if nothing newer was written meanwhile); returns the response either way.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
-        try await context.answerCall(of: endpoint) { call in
+        try await context.answerCall(of: endpoint, reason: reason) { call in
             let response = try await endpoint.callServer(as: call, context)
             return QueryAnswerValue(response, tags: endpoint.tags(for: response))
         }
@@ -54,11 +56,14 @@ extension ActionContext {
     /// Stamps a call of `endpoint`'s entry (``QueryCallStarted``), runs `body` with the call's id,
     /// and hands what it ended with (a value, an error, a cancellation) to the cache.
     func answerCall<Endpoint: QueryDeclaring, Value: Equatable & Sendable>(
-        of endpoint: Endpoint, isNextPage: Bool = false, _ body: (QueryCallID) async throws -> QueryAnswerValue<Value>
+        of endpoint: Endpoint, isNextPage: Bool = false, reason: QueryCallReason,
+        _ body: (QueryCallID) async throws -> QueryAnswerValue<Value>
     ) async throws -> Value {
         let call = QueryCallID.next()
         let key = endpoint.key
-        dispatch(QueryCallStarted(key: key, call: call, declaration: endpoint.declaration, isNextPage: isNextPage))
+        dispatch(
+            QueryCallStarted(
+                key: key, call: call, declaration: endpoint.declaration, isNextPage: isNextPage, reason: reason))
         func answered(_ answer: QueryAnswered.Answer, extends: UInt64? = nil) {
             dispatch(QueryAnswered(key: key, call: call, answer: answer, at: QueryClock.now(clock), extends: extends))
         }
@@ -112,6 +117,8 @@ public struct FetchQuery<Endpoint: QueryEndpoint>: CoordinatingAsyncAction {
     public let cache: WritableKeyPath<State, QueryCache> & Sendable
     /// Whether to call even when the entry is fresh (a poll, a pull to refresh).
     public let force: Bool
+    /// Why a call, if one is made, is made.
+    public var reason: QueryCallReason = .fetch
 
     /// Fetches `endpoint` into the cache at `cache`; with `force`, calls even when fresh.
     public init(_ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool = false) {
@@ -123,7 +130,16 @@ public struct FetchQuery<Endpoint: QueryEndpoint>: CoordinatingAsyncAction {
     /// The fresh data, or the answer of the (joined) call.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
         try await context.fetch(endpoint.key, cache: cache, force: force, as: Endpoint.Response.self) { basis in
-            context.dispatch(QueryCall(endpoint: endpoint, basis: basis))
+            context.dispatch(QueryCall(endpoint: endpoint, basis: basis, reason: reason))
         }
+    }
+}
+
+extension FetchQuery {
+    /// This fetch, saying why its call, if one is made, is made.
+    func because(_ reason: QueryCallReason) -> Self {
+        var fetch = self
+        fetch.reason = reason
+        return fetch
     }
 }

@@ -39,7 +39,7 @@ public struct QueryClient<State: Sendable>: Sendable {
     /// for it. The entry is kept for its `keepUnobservedFor` after the call, unless observed.
     public func prefetch<Endpoint: QueryEndpoint>(_ endpoint: Endpoint, in store: some ActionDispatcher<State>)
     where Endpoint.State == State {
-        store.dispatch(FetchQuery(endpoint, cache: cache))
+        store.dispatch(FetchQuery(endpoint, cache: cache).because(.prefetch))
     }
 
     /// Calls `endpoint` even if its entry is fresh (a pull to refresh, a poll), joining a call in
@@ -48,7 +48,7 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func refetch<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> ActionTask<Endpoint.Response> where Endpoint.State == State {
-        store.dispatch(FetchQuery(endpoint, cache: cache, force: true))
+        store.dispatch(FetchQuery(endpoint, cache: cache, force: true).because(.refetch))
     }
 
     /// Observes `endpoint`'s entry: it is kept (and fetched, unless fresh) while the returned
@@ -58,7 +58,9 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
+        observe(endpoint, polling: nil, in: store) {
+            store.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
+        }
     }
 
     /// Observes `endpoint`'s entry as `observe(_:in:)` does, and refetches it every `interval` on
@@ -70,7 +72,9 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: Optional(interval), in: store) { store.dispatch(FetchQuery(endpoint, cache: cache)) }
+        observe(endpoint, polling: Optional(interval), in: store) {
+            store.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
+        }
     }
 
     /// Observes a paged list's entry as `observe(_:in:)` does: kept (and its first page fetched,
@@ -78,7 +82,9 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store) { store.dispatch(FetchQueryPages(endpoint, cache: cache)) }
+        observe(endpoint, polling: nil, in: store) {
+            store.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
+        }
     }
 
     /// Observes a paged list's entry as ``observe(_:polling:in:)`` does; each poll fetches again as
@@ -87,7 +93,7 @@ public struct QueryClient<State: Sendable>: Sendable {
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
         observe(endpoint, polling: Optional(interval), in: store) {
-            store.dispatch(FetchQueryPages(endpoint, cache: cache))
+            store.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -115,7 +121,7 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func refetch<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> ActionTask<QueryPages<Endpoint>> where Endpoint.State == State {
-        store.dispatch(FetchQueryPages(endpoint, cache: cache, force: true))
+        store.dispatch(FetchQueryPages(endpoint, cache: cache, force: true).because(.refetch))
     }
 
     // Made through a `WorkOwner`, the observation also ends when the owner ends (or at once, if it

@@ -71,6 +71,9 @@ public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction, Co
     public let pages: Pages
     /// Where the cache is in the state.
     public let cache: WritableKeyPath<State, QueryCache> & Sendable
+    /// Why the call is made (not part of its key: a call that joins keeps the first one's reason);
+    /// a call for the next page says ``QueryCallReason/nextPage`` whatever this is.
+    public var reason: QueryCallReason = .fetch
 
     /// The entry, its last write, and which pages.
     public var key: Key { Key(key: endpoint.key, basis: basis, pages: pages) }
@@ -80,7 +83,9 @@ public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction, Co
     /// written meanwhile), or the list read with the next page appended (applied only if the list
     /// is still the one read). Returns the new list either way.
     public func run(_ context: ActionContext<State>) async throws -> QueryPages<Endpoint> {
-        try await context.answerCall(of: endpoint, isNextPage: pages == .next) { call in
+        try await context.answerCall(
+            of: endpoint, isNextPage: pages == .next, reason: pages == .next ? .nextPage : reason
+        ) { call in
             // Read after the start's commit: any write after this read is newer than the call.
             let entry = context.state[keyPath: cache][endpoint.key]
             let list = entry?.confirmed?.value(as: QueryPages<Endpoint>.self)
@@ -117,6 +122,8 @@ public struct FetchQueryPages<Endpoint: QueryPagedEndpoint>: CoordinatingAsyncAc
     public let pages: QueryPagesCall<Endpoint>.Pages
     /// Whether to call even when the list is fresh (a poll, a pull to refresh, the next page).
     public let force: Bool
+    /// Why a call, if one is made, is made.
+    public var reason: QueryCallReason = .fetch
 
     /// Fetches `pages` of `endpoint`'s list into the cache at `cache`; with `force`, calls even
     /// when fresh.
@@ -133,7 +140,17 @@ public struct FetchQueryPages<Endpoint: QueryPagedEndpoint>: CoordinatingAsyncAc
     /// The fresh list, or the answer of the (joined) call.
     public func run(_ context: ActionContext<State>) async throws -> QueryPages<Endpoint> {
         try await context.fetch(endpoint.key, cache: cache, force: force, as: QueryPages<Endpoint>.self) { basis in
-            context.dispatch(QueryPagesCall(endpoint: endpoint, basis: basis, pages: pages, cache: cache))
+            context.dispatch(
+                QueryPagesCall(endpoint: endpoint, basis: basis, pages: pages, cache: cache, reason: reason))
         }
+    }
+}
+
+extension FetchQueryPages {
+    /// This fetch, saying why its call, if one is made, is made.
+    func because(_ reason: QueryCallReason) -> Self {
+        var fetch = self
+        fetch.reason = reason
+        return fetch
     }
 }

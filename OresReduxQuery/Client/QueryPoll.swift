@@ -28,7 +28,7 @@ public struct QueryPoll<State: Sendable>: CoordinatingAsyncAction {
         while let interval = polled(poll, context)?.pollInterval {
             try await context.clock.sleep(for: interval)
             guard let entry = polled(poll, context),
-                let answer = context.refetch(entry.recipe, cache: cache, force: true)
+                let answer = context.refetch(entry.recipe, cache: cache, force: true, because: .poll)
             else { return }
             await answer()
         }

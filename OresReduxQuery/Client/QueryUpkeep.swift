@@ -55,7 +55,8 @@ public struct QueryUpkeep<State: Sendable>: CoordinatingAsyncAction {
             work == .refetchInvalidated
             ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
             : cache.keysStale(at: QueryClock.now(context.clock))
-        return keys.compactMap { key in context.refetch(cache[key]?.recipe, cache: self.cache) }
+        let reason: QueryCallReason = work == .refetchInvalidated ? .invalidated : .appSignal
+        return keys.compactMap { key in context.refetch(cache[key]?.recipe, cache: self.cache, because: reason) }
     }
 }
 
@@ -64,30 +65,33 @@ extension ActionContext {
     /// the closure returned waits for the fetch's end. `nil` when the entry has no endpoint of this
     /// store's state (an entry's endpoint always is: it was declared through a client of this cache).
     func refetch(
-        _ recipe: QueryRecipe?, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool = false
+        _ recipe: QueryRecipe?, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool = false,
+        because reason: QueryCallReason
     ) -> (@Sendable () async -> Void)? {
         if let endpoint = recipe?.endpoint as? any QueryEndpoint {
-            return refetch(endpoint, cache: cache, force: force)
+            return refetch(endpoint, cache: cache, force: force, because: reason)
         }
         if let endpoint = recipe?.endpoint as? any QueryPagedEndpoint {
-            return refetchPages(endpoint, cache: cache, force: force)
+            return refetchPages(endpoint, cache: cache, force: force, because: reason)
         }
         return nil
     }
 
     private func refetch<Endpoint: QueryEndpoint>(
-        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
+        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool,
+        because reason: QueryCallReason
     ) -> (@Sendable () async -> Void)? {
         start(in: Endpoint.State.self, cache: cache) { context, cache in
-            context.dispatch(FetchQuery(endpoint, cache: cache, force: force))
+            context.dispatch(FetchQuery(endpoint, cache: cache, force: force).because(reason))
         }
     }
 
     private func refetchPages<Endpoint: QueryPagedEndpoint>(
-        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool
+        _ endpoint: Endpoint, cache: WritableKeyPath<State, QueryCache> & Sendable, force: Bool,
+        because reason: QueryCallReason
     ) -> (@Sendable () async -> Void)? {
         start(in: Endpoint.State.self, cache: cache) { context, cache in
-            context.dispatch(FetchQueryPages(endpoint, cache: cache, force: force))
+            context.dispatch(FetchQueryPages(endpoint, cache: cache, force: force).because(reason))
         }
     }
 

@@ -305,6 +305,45 @@ struct QueryStoryTests {
         try await store.finish()
     }
 
+    @Test("each call says why it was made, in its action and on its entry")
+    func eachCallSaysWhy() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self, with: [hello])
+        func nextReason() async throws -> QueryCallReason {
+            try await store.receive(QueryCallStarted.self, notAsserting: [\.cache]).reason
+        }
+        func answered() async throws { try await store.receive(QueryAnswered.self, notAsserting: [\.cache]) }
+
+        let screen = queries.observe(Feed(userID: 1), polling: .seconds(10), in: store)
+        #expect(try await nextReason() == .observed)
+        try await answered()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(10))
+        #expect(try await nextReason() == .poll)
+        try await answered()
+
+        queries.refetch(Feed(userID: 1), in: store)
+        #expect(try await nextReason() == .refetch)
+        try await answered()
+        queries.invalidate([.tag(QueryTag("Post"))], in: store)
+        #expect(try await nextReason() == .invalidated)
+        try await answered()
+        #expect(store.state.cache[Feed(userID: 1).key]?.lastCallReason == .invalidated)
+
+        screen.cancel()
+        let other = queries.observe(Feed(userID: 2), in: store)
+        #expect(try await nextReason() == .observed)
+        try await answered()
+        await store.clock.advance(by: .seconds(30))  // the feed's staleTime
+        queries.refetchStale(in: store)
+        #expect(try await nextReason() == .appSignal)
+        try await answered()
+        queries.prefetch(Feed(userID: 3), in: store)
+        #expect(try await nextReason() == .prefetch)
+        try await answered()
+        other.cancel()
+    }
+
     @Test("on the app's signal, only the observed entries that are stale are refetched")
     func theAppsSignalRefetchesWhatIsStale() async throws {
         let store = QueryFixtures.makeStore()
