@@ -521,8 +521,12 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
             let log = log
             follow(.task(name)) {
                 let endedBefore = owner.isEnded()
-                // Finishing without an error after its owner ended: its `run` ignored the cancellation.
-                guard (try? await task.value) != nil, !endedBefore, owner.isEnded() else { return }
+                // A value from a task the owner's end cancelled: its `run` ignored the cancellation.
+                // Work that ended before the owner did was not cancelled by it, however late this
+                // follower looks.
+                guard (try? await task.value) != nil, !endedBefore, owner.isEnded(), task.wasCancelled else {
+                    return
+                }
                 log.withLock { $0.outlived.append("async action \(name) of the owner \"\(owner.name)\"") }
             }
         }

@@ -36,6 +36,15 @@ public struct ActionTask<Response: Sendable>: Sendable {
         }
     }
 
+    /// Whether ``cancel()`` reached the action's own task (never, for a joined call or a refusal):
+    /// how a test store tells work its owner's end cancelled from work that had ended before.
+    package var wasCancelled: Bool {
+        switch source {
+        case .task(let task, _): task.isCancelled
+        case .shared, .failed: false
+        }
+    }
+
     /// Cancels the work. For an action that joined a call in flight (``KeyedAsyncAction``), this
     /// handle stops waiting, and the call itself is cancelled once every handle on it has cancelled.
     public func cancel() {
