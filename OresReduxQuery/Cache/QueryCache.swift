@@ -65,11 +65,12 @@ public struct QueryCache: Equatable, Sendable {
             .keys.sorted { $0.description < $1.description }
     }
 
-    /// The observed entries that were invalidated and whose call started since is still in flight:
-    /// a refetch after the invalidation joins those calls rather than calling again, so that its
-    /// end means every observed entry the invalidation touched was answered. In key order.
-    func keysInvalidatedWithCurrentCall() -> [QueryKey] {
-        entries.filter { _, entry in entry.observers > 0 && entry.isInvalidated && entry.hasCurrentCall }
+    /// The observed entries that were invalidated, with or without a call started since: what the
+    /// refetch after an invalidation fetches, joining the calls started since rather than calling
+    /// again, so that its end means every observed entry the invalidation touched was answered.
+    /// In key order.
+    func keysInvalidatedAndObserved() -> [QueryKey] {
+        entries.filter { _, entry in entry.observers > 0 && entry.isInvalidated }
             .keys.sorted { $0.description < $1.description }
     }
 

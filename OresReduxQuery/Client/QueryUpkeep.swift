@@ -6,8 +6,8 @@ import OresRedux
 public struct QueryUpkeep<State: Sendable>: CoordinatingAsyncAction {
     /// What to do.
     public enum Work: Sendable, Equatable {
-        /// Refetch the observed entries invalidated and not being refetched
-        /// (``QueryCache/keysToRefetch()``).
+        /// Refetch the observed entries invalidated: those without a call started since
+        /// (``QueryCache/keysToRefetch()``) are called again, the others' calls are joined.
         case refetchInvalidated
         /// Refetch the observed entries that are stale (``QueryCache/keysStale(at:)``).
         case refetchStale
@@ -53,7 +53,7 @@ public struct QueryUpkeep<State: Sendable>: CoordinatingAsyncAction {
         let cache = context.state[keyPath: self.cache]
         let keys =
             work == .refetchInvalidated
-            ? cache.keysToRefetch() + cache.keysInvalidatedWithCurrentCall()
+            ? cache.keysInvalidatedAndObserved()
             : cache.keysStale(at: QueryClock.now(context.clock))
         let reason: QueryCallReason = work == .refetchInvalidated ? .invalidated : .appSignal
         return keys.compactMap { key in context.refetch(cache[key]?.recipe, cache: self.cache, because: reason) }

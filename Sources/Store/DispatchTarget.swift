@@ -82,7 +82,7 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     }
 
     func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        let run = if let owner { backend.dispatchGraph(graph, owner: owner) } else { backend.dispatchGraph(graph) }
+        let run = backend.dispatchGraph(graph, owner: owner)
         tracker?.track(run)
         return run
     }

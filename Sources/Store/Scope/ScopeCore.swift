@@ -32,18 +32,14 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         }
     }
 
-    func dispatchGraph(_ graph: ActionGraph<Child>) -> GraphRun<Child> {
-        root.startGraph(graph, backend: self)
+    func dispatchGraph(_ graph: ActionGraph<Child>, owner: OwnerCore?) -> GraphRun<Child> {
+        root.startGraph(graph, backend: self, owner: owner)
     }
 
     func dispatchGraph(_ graph: ActionGraph<Child>, id: WorkID, policy: InFlightPolicy, owner: OwnerCore?)
         -> GraphRun<Child>
     {
         root.startGraph(graph, backend: self, id: id, policy: policy, owner: owner)
-    }
-
-    func dispatchGraph(_ graph: ActionGraph<Child>, owner: OwnerCore) -> GraphRun<Child> {
-        root.startGraph(graph, backend: self, owner: owner)
     }
 
     func dispatchAsync<A: AsyncAction>(

@@ -14,13 +14,12 @@ protocol StoreBackend<State>: AnyObject, Sendable {
     func dispatchAsync<A: AsyncAction>(
         _ action: A, id: WorkID, policy: InFlightPolicy, gate: CancellationGate?, onEnd: (@Sendable () -> Void)?
     ) -> ActionTask<A.Response> where A.State == State
-    func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State>
+    /// Starts `graph`; as work of `owner` when given, which ends it when the owner ends (or refuses
+    /// it if the owner has ended, before any of its nodes runs).
+    func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore?) -> GraphRun<State>
     /// Starts `graph` under `id`, as work of `owner` when given (see `dispatchGraph(_:owner:)`).
     func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy, owner: OwnerCore?)
         -> GraphRun<State>
-    /// Starts `graph` as work of `owner`, which ends it when the owner ends (or refuses it if the
-    /// owner has ended, before any of its nodes runs).
-    func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State>
     /// Starts `action` with a context whose dispatches `gate` admits (an owner's); `onEnd` is called
     /// once its task's body has ended, inside that task (at once if the action is not started).
     func dispatchAsync<A: AsyncAction>(
@@ -51,18 +50,14 @@ extension StoreCore: RunHost, StoreBackend {
         }
     }
 
-    func dispatchGraph(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        startGraph(graph, backend: self)
+    func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore?) -> GraphRun<State> {
+        startGraph(graph, backend: self, owner: owner)
     }
 
     func dispatchGraph(_ graph: ActionGraph<State>, id: WorkID, policy: InFlightPolicy, owner: OwnerCore?)
         -> GraphRun<State>
     {
         startGraph(graph, backend: self, id: id, policy: policy, owner: owner)
-    }
-
-    func dispatchGraph(_ graph: ActionGraph<State>, owner: OwnerCore) -> GraphRun<State> {
-        startGraph(graph, backend: self, owner: owner)
     }
 
     func dispatchAsync<A: AsyncAction>(
