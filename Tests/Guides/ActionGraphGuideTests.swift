@@ -2,7 +2,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/TheActionGraph.md.
+// The snippets of Sources/OresRedux.docc/Essentials/TheActionGraph.md.
 
 extension GuideApp {
     @Suite("Guide: The Action Graph")

@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/DependenciesAndTheClock.md (not Dependencies.md: an article
+// The snippets of Sources/OresRedux.docc/Essentials/DependenciesAndTheClock.md (not Dependencies.md: an article
 // named like a symbol is dropped by DocC).
 
 extension GuideApp {

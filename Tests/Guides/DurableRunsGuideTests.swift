@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/RunsThatSurviveARelaunch.md, with the types they need.
+// The snippets of Sources/OresRedux.docc/RunningWork/RunsThatSurviveARelaunch.md, with the types they need.
 
 /// The guide's "Changing a durable graph": a parameters type changed safely.
 enum ChangedParametersGuide {

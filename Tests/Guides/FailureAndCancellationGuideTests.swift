@@ -2,7 +2,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/FailureAndCancellation.md.
+// The snippets of Sources/OresRedux.docc/RunningWork/FailureAndCancellation.md.
 
 extension GuideApp {
     @Suite("Guide: Failure and Cancellation")

@@ -2,7 +2,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/FeatureScoping.md.
+// The snippets of Sources/OresRedux.docc/Essentials/FeatureScoping.md.
 
 enum ScopingGuideApp {
     // The first snippet: the game, written against its own state.

@@ -5,7 +5,7 @@ import Testing
 
 @testable import OresRedux
 
-// The snippets of Sources/OresRedux.docc/InspectingARecording.md.
+// The snippets of Sources/OresRedux.docc/SeeingWhatHappened/InspectingARecording.md.
 
 extension GuideApp {
     @Suite("Guide: Inspecting a Recording")

@@ -3,7 +3,7 @@ import Observation
 import OresRedux
 import Testing
 
-// The snippets of Sources/OresRedux.docc/ObservationBridge.md (all but the SwiftUI view, which needs
+// The snippets of Sources/OresRedux.docc/Essentials/ObservationBridge.md (all but the SwiftUI view, which needs
 // an Apple platform).
 
 extension GuideApp {

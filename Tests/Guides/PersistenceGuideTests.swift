@@ -2,7 +2,7 @@ import Foundation
 import OresRedux
 import Testing
 
-// The snippets of Sources/OresRedux.docc/Persistence.md, with the types they need.
+// The snippets of Sources/OresRedux.docc/RunningWork/Persistence.md, with the types they need.
 
 enum PersistenceGuide {
     struct Settings: Codable, Equatable, Sendable {

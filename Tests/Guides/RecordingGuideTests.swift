@@ -2,7 +2,7 @@ import Foundation
 import OresRedux
 import Testing
 
-// The snippets of Sources/OresRedux.docc/Recording.md, with the types they need.
+// The snippets of Sources/OresRedux.docc/SeeingWhatHappened/Recording.md, with the types they need.
 
 enum RecordingGuide {
     struct Counter: Equatable, Sendable { var count = 0 }

@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/RunEvents.md.
+// The snippets of Sources/OresRedux.docc/SeeingWhatHappened/RunEvents.md.
 
 extension GuideApp {
     @Suite("Guide: Run Events")

@@ -2,7 +2,7 @@ import OresRedux
 import Testing
 
 // The snippet of the section "Nodes built from the state when they start" of
-// Sources/OresRedux.docc/TheActionGraph.md.
+// Sources/OresRedux.docc/Essentials/TheActionGraph.md.
 
 extension GuideApp {
     @Suite("Guide: The Action Graph, state-built nodes")

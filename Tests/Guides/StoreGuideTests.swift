@@ -1,7 +1,7 @@
 import OresRedux
 import Testing
 
-// The snippets of Sources/OresRedux.docc/TheStore.md. `print` is shadowed by a local function that
+// The snippets of Sources/OresRedux.docc/Essentials/TheStore.md. `print` is shadowed by a local function that
 // records the line, so each snippet reads as in the guide and the test can check what it printed.
 
 extension GuideApp {

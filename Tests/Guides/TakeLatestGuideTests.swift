@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/TakeLatestDebounceThrottle.md.
+// The snippets of Sources/OresRedux.docc/RunningWork/TakeLatestDebounceThrottle.md.
 
 enum SearchGuideApp {
     /// The app's search backend; the guide's requests call it. Here it answers at once.

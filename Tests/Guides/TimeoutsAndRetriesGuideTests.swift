@@ -2,7 +2,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/TimeoutsAndRetries.md.
+// The snippets of Sources/OresRedux.docc/RunningWork/TimeoutsAndRetries.md.
 
 extension GuideApp {
     @Suite("Guide: Timeouts and Retries")

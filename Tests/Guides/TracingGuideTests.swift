@@ -3,7 +3,7 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of Sources/OresRedux.docc/Tracing.md.
+// The snippets of Sources/OresRedux.docc/SeeingWhatHappened/Tracing.md.
 
 extension GuideApp {
     @Suite("Guide: Tracing a Run")

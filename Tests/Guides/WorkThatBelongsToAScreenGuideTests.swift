@@ -5,7 +5,7 @@ import Testing
     import SwiftUI
 #endif
 
-// The snippets of Sources/OresRedux.docc/WorkThatBelongsToAScreen.md, with the types they need.
+// The snippets of Sources/OresRedux.docc/RunningWork/WorkThatBelongsToAScreen.md, with the types they need.
 
 enum ScreenGuideApp {
     struct GameState: Equatable, Sendable { var level = 0 }
