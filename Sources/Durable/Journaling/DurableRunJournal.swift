@@ -87,6 +87,13 @@ final class DurableRunJournal: RunObserver, Sendable {
         }
     }
 
+    /// Marks `item` with the commit that will first hold it, then applies it. The number is the
+    /// commit count plus one, and it is exact, not a guess: the run applies its items on the thread
+    /// that holds the store's pipeline, so no other commit comes between; `next` cannot outlive a
+    /// middleware; and what a middleware dispatches is queued behind the item. A middleware that
+    /// drops the item leaves the mark on the next commit, whose state holds the item as applied (it
+    /// was: dropped); one that passes it on twice has it marked from the first of the two.
+    /// `DurableMarkCommitTests` holds this.
     func apply(_ item: RunStateMachine.SyncItem, on host: any RunHost, _ apply: () -> Void) {
         willApply(item, asCommit: host.commitCount + 1)
         apply()
