@@ -256,3 +256,26 @@ extension Reducer {
         .scope(cache, QueryCache.reducer)
     }
 }
+
+/// A cache is saved as nothing and restored empty, so that an app state holding one stays
+/// `Codable` for `StatePersistence` without code of its own.
+///
+/// Why not its entries: their responses are type-erased (one cache holds every endpoint's
+/// answers), so decoding them would need every endpoint's type up front; their times are on the
+/// store's clock, which starts again at every launch, so a restored `fetchedAt` would mean nothing;
+/// and their observer counts belong to screens that are gone. After a relaunch each screen's
+/// observation fetches what it shows. Keep what must be on screen before the first answer (a
+/// draft, the last feed for offline reading) in the app's own state.
+extension QueryCache: Codable {
+    /// An empty cache, whatever was encoded.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+    }
+
+    /// Encodes an empty object.
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: NoKeys.self)
+    }
+
+    private enum NoKeys: CodingKey {}
+}
