@@ -14,6 +14,8 @@ final class OwnerCore: Sendable {
         var isEnded = false
         var nextID: UInt64 = 0
         var work: [UInt64: OwnedWork] = [:]
+        /// Calls of `end()` that have not returned yet.
+        var endsInProgress = 0
         /// The count at which adopting next drops the work that ended by itself, so that a
         /// long-lived owner does not keep every run it ever started.
         var pruneAt = 16
@@ -96,14 +98,23 @@ final class OwnerCore: Sendable {
     }
 
     /// Ends the owner: from now on it adopts nothing, and every piece of work it adopted ends now,
-    /// in the order it was adopted, outside the owner's lock. Calling it again does nothing.
+    /// in the order it was adopted, outside the owner's lock. Calling it again after it returned
+    /// does nothing.
+    ///
+    /// A call made while another is still ending ends every piece of work too (each piece's end
+    /// does nothing the second time but wait for a reducer in progress), so that it too returns
+    /// only once nothing it cancelled can be applied, not as soon as the first call took the list.
+    /// The last call to return forgets the work.
     func end() {
         let work = registry.withLock { registry -> [OwnedWork] in
-            guard !registry.isEnded else { return [] }
             registry.isEnded = true
-            defer { registry.work = [:] }
+            registry.endsInProgress += 1
             return registry.work.sorted { $0.key < $1.key }.map(\.value)
         }
         for owned in work { owned.end() }
+        registry.withLock { registry in
+            registry.endsInProgress -= 1
+            if registry.endsInProgress == 0 { registry.work = [:] }
+        }
     }
 }

@@ -88,6 +88,7 @@ public final class WorkOwner<State: Sendable>: ActionDispatcher, Sendable {
 
     /// Ends the owner and the work it started, as each node's ``OwnerEndPolicy`` says. From now on
     /// the owner refuses new work. Releasing the owner ends it too; calling it again does nothing.
+    /// Called on two threads at once, each call returns only once what follows holds.
     ///
     /// When it returns, nothing it cancelled is applied or being reduced: a sync node being applied
     /// at this moment completes first (its dependents that do not outlive the owner are cancelled),
