@@ -26,12 +26,7 @@ func benchSmallGraphs(_ report: Report, budget: Budget, quick: Bool) async {
         await comparePaired(
             "floor", "floor: README calls on a run's tasks + building the graph", baseline: "async let + dispatch",
             budget: budget,
-            ours: { ops in
-                for _ in 0..<ops {
-                    blackhole(readmeGraph().count)
-                    await readmeFloor(app)
-                }
-            },
+            ours: { ops in for _ in 0..<ops { await readmeFloorWithBuilding(app) } },
             baseline: { ops in for _ in 0..<ops { await readmeByHand(app) } }))
     report.recordFloor(
         .readmeGraph, readmeCallsAndBuilding.ratio,
