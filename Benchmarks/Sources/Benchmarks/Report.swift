@@ -66,7 +66,7 @@ final class Report {
         flush()
     }
 
-    /// Records an earlier target that is not a row of the table.
+    /// Records an earlier target that is not a row of the target table.
     func check(_ target: String, _ measured: String, _ pass: Bool) {
         watched.append((target, measured, pass))
     }
