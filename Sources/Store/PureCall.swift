@@ -34,12 +34,13 @@ enum PureCall {
         }
     }
 
-    /// The thread-local slot. It holds a `Context` raw value as a pointer-sized tag; no memory is
-    /// ever read through it.
+    /// The thread-local slot. It holds this thread's mark: a cell the thread owns, made on its first
+    /// marked call and freed when the thread exits. Marking and unmarking write the cell, never the
+    /// slot, so a reducer call costs one read of the slot (writing it costs several reads).
     @usableFromInline
     static let key: pthread_key_t = {
         var key = pthread_key_t()
-        let result = pthread_key_create(&key, nil)
+        let result = pthread_key_create(&key) { cell in free(cell) }
         precondition(result == 0, "OresRedux: pthread_key_create failed with \(result)")
         return key
     }()
@@ -47,16 +48,27 @@ enum PureCall {
     /// What pure code this thread is running, if any.
     @inlinable
     static var current: Context? {
-        Context(rawValue: Int(bitPattern: pthread_getspecific(key)))
+        guard let cell = pthread_getspecific(key) else { return nil }
+        return Context(rawValue: cell.load(as: Int.self))
     }
 
     /// Runs `body` marked as `context`.
     @inlinable
     static func run<T>(_ context: Context, _ body: () throws -> T) rethrows -> T {
-        let key = key  // one lazy-global check, not three
-        let outer = pthread_getspecific(key)
-        pthread_setspecific(key, UnsafeMutableRawPointer(bitPattern: context.rawValue))
-        defer { pthread_setspecific(key, outer) }
+        let cell = pthread_getspecific(key) ?? newCell()
+        let outer = cell.load(as: Int.self)
+        cell.storeBytes(of: context.rawValue, as: Int.self)
+        defer { cell.storeBytes(of: outer, as: Int.self) }
         return try body()
+    }
+
+    /// This thread's cell, unmarked: made once per thread.
+    @usableFromInline
+    static func newCell() -> UnsafeMutableRawPointer {
+        guard let cell = malloc(MemoryLayout<Int>.size) else { fatalError("OresRedux: out of memory") }
+        cell.storeBytes(of: 0, as: Int.self)
+        let result = pthread_setspecific(key, cell)
+        precondition(result == 0, "OresRedux: pthread_setspecific failed with \(result)")
+        return cell
     }
 }

@@ -238,6 +238,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// Whether the store has event observers now.
     var hasEventObservers: Bool { registryLock.withLock { eventObservers > 0 } }
 
+    /// Whether the store is open and has no event observers, under one lock: work that needs no
+    /// registration (a graph with no nodes) then starts without any.
+    var acceptsUnobservedWork: Bool { registryLock.withLock { !closed && eventObservers == 0 } }
+
     /// Counts an event observer in (`1`) or out (`-1`).
     func countEventObservers(_ change: Int) {
         registryLock.withLock { eventObservers += change }

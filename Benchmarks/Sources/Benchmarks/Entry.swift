@@ -35,8 +35,9 @@ let usage = """
     medians of the pairs) do not. Allocations are counted in this process: the
     Benchmarks executable alone links a small C target that wraps malloc and its siblings.
 
-    The output ends with the targets of issue 23, one row each, measured or not: its figure, its
-    target, and this run's median with its IQR.
+    The output ends with the targets, one row each, measured or not: its figure, its target (one
+    set against a floor is taken against the floor of this run), this run's median with its IQR,
+    and the floor under it where one is measured.
 
     Groups:
       graph        the README log-in graph against `async let` + dispatch; an empty and a one-sync-node

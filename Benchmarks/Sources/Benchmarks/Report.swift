@@ -25,6 +25,8 @@ final class Report {
     /// The floor under a goal, where one is measured: the same calls on the fewest tasks a run could
     /// use, with no graph, against the goal's baseline (see Floors.swift). The median ratio.
     var floors: [Goal: Double] = [:]
+    /// What a floor is made of, where it is more than the calls alone (building the graph too).
+    var floorNotes: [Goal: String] = [:]
     /// Why a goal has no figure in this run, when it was asked for but could not be measured.
     var unmeasured: [Goal: String] = [:]
     /// Earlier projects' targets, still watched: what the target was, what was measured, met or not.
@@ -64,7 +66,7 @@ final class Report {
         flush()
     }
 
-    /// Records an earlier target that is not a row of the issue's table.
+    /// Records an earlier target that is not a row of the target table.
     func check(_ target: String, _ measured: String, _ pass: Bool) {
         watched.append((target, measured, pass))
     }
@@ -83,51 +85,70 @@ final class Report {
     }
 
     /// Records the floor under `goal`: what its scenario costs with no executor at all.
-    func recordFloor(_ goal: Goal, _ stats: Stats) {
-        floors[goal] = stats.median
+    func recordFloor(_ goal: Goal, _ stats: Stats, note: String = "") {
+        recordFloor(goal, stats.median, note: note)
     }
 
     /// Records a floor that has no spread to show (a count of allocations).
-    func recordFloor(_ goal: Goal, _ value: Double) {
+    func recordFloor(_ goal: Goal, _ value: Double, note: String = "") {
         floors[goal] = value
+        floorNotes[goal] = note.isEmpty ? nil : note
     }
 
-    /// `floor 11.2x`, or nothing when the goal has no floor in this run.
+    /// `11.2x`, `24 (10 calls + 14 building)`, or `-` when the goal has no floor in this run.
     func floorText(_ goal: Goal) -> String {
-        floors[goal].map { "floor " + goal.unit.format($0) } ?? ""
+        guard let floor = floors[goal] else { return "-" }
+        return goal.unit.format(floor) + (floorNotes[goal].map { " (\($0))" } ?? "")
     }
 
     func cannotMeasure(_ goal: Goal, _ why: String) {
         unmeasured[goal] = why
     }
 
-    /// Each goal of the issue's table with its figure from this run, or why there is none.
-    func goalRows(groups: Set<String>) -> [(goal: Goal, record: GoalRecord?, why: String)] {
+    /// One row of the target table, as this run measured it.
+    struct GoalRow {
+        var goal: Goal
+        var record: GoalRecord?
+        /// Why there is no record.
+        var why: String
+        /// The limit, a floor's multiple resolved against this run's floor.
+        var target: String
+        /// `nil` when not measured, or when the limit depends on a floor that was not.
+        var met: Bool?
+    }
+
+    /// Each goal of the target table with its figure from this run, or why there is none.
+    func goalRows(groups: Set<String>) -> [GoalRow] {
         Goal.allCases.map { goal in
             let record = goals.last { $0.goal == goal }
             let why =
                 unmeasured[goal]
                 ?? (groups.contains(goal.group) ? "not measured" : "not measured: group \(goal.group) not run")
-            return (goal, record, why)
+            let limit = goal.resolvedLimit(floor: floors[goal])
+            let met = record.flatMap { record in limit.map { record.median <= $0 } }
+            return GoalRow(goal: goal, record: record, why: why, target: goal.target(floor: floors[goal]), met: met)
         }
     }
 
     func printTargets(groups: Set<String>) {
-        section("Issue 23's targets (informational: the exit status is 0 whatever they say)")
-        print(pad("", 9) + pad("figure", 86) + pad("target", 16) + "measured: median (IQR)")
+        section("Targets (informational: the exit status is 0 whatever they say)")
+        print(pad("", 9) + pad("figure", 96) + pad("target", 28) + "measured: median (IQR)")
         let rows = goalRows(groups: groups)
         for row in rows {
-            let status = row.record.map { $0.met ? "MET" : "NOT MET" } ?? "-"
+            let status = row.met.map { $0 ? "MET" : "NOT MET" } ?? "-"
             let floor = floorText(row.goal)
             print(
-                pad(status, 9) + pad(row.goal.figure, 86) + pad(row.goal.target, 16)
-                    + (row.record?.measured ?? row.why) + (floor.isEmpty ? "" : "; " + floor))
+                pad(status, 9) + pad(row.goal.figure, 96) + pad(row.target, 28)
+                    + (row.record?.measured ?? row.why) + (floor == "-" ? "" : "; floor " + floor))
         }
-        let measured = rows.compactMap(\.record)
-        print("\(measured.filter(\.met).count)/\(measured.count) met, \(rows.count - measured.count) not measured")
+        let measured = rows.filter { $0.record != nil }
+        print(
+            "\(measured.filter { $0.met == true }.count)/\(measured.count) met, "
+                + "\(rows.count - measured.count) not measured")
         print(
             "A floor is the same calls on the fewest tasks a run could use, with no graph, against the same "
-                + "baseline: what the runtime charges before the executor does anything.")
+                + "baseline: what the runtime charges before the executor does anything. A target set against "
+                + "a floor is taken against the floor measured in this run.")
         print(
             "The ns figures are absolute and move with the machine's load. Ratios move less, but where ours hands "
                 + "work between threads more often than its baseline (the chains above all), a busy machine's "
@@ -152,13 +173,13 @@ final class Report {
                 + "pair of samples (the fastest of three runs a side) gives one ratio, ours / baseline: "
                 + "the median, then the interquartile range. Times are medians.")
         print("")
-        print("| figure | target | measured: median (IQR) | met | floor: the calls alone, no graph |")
+        print("| figure | target | measured: median (IQR) | met | floor: the calls with no executor, this run |")
         print("|---|---|---|---|---|")
         for row in goalRows(groups: groups) {
-            let met = row.record.map { $0.met ? "yes" : "no" } ?? "-"
-            let floor = floors[row.goal].map { row.goal.unit.format($0) } ?? "-"
+            let met = row.met.map { $0 ? "yes" : "no" } ?? "-"
             print(
-                "| \(row.goal.figure) | \(row.goal.target) | \(row.record?.measured ?? row.why) | \(met) | \(floor) |")
+                "| \(row.goal.figure) | \(row.target) | \(row.record?.measured ?? row.why) | \(met) "
+                    + "| \(floorText(row.goal)) |")
         }
         print("")
         print("| scenario | OresRedux | baseline | ratio (median, IQR) |")
@@ -209,7 +230,7 @@ final class Report {
         struct GoalFigure: Codable {
             var figure: String
             var target: String
-            var limit: Double
+            var limit: Double?
             var unit: GoalUnit
             var record: GoalRecord?
             var met: Bool?
@@ -231,11 +252,11 @@ final class Report {
             mode: mode, build: buildKind, cores: ProcessInfo.processInfo.activeProcessorCount,
             wallSeconds: seconds, allocationCounting: allocation_counter_available() != 0,
             paired: paired, allocations: allocations, guards: guards,
-            goals: Goal.allCases.map { goal in
-                let record = goals.last { $0.goal == goal }
-                return GoalFigure(
-                    figure: goal.figure, target: goal.target, limit: goal.limit, unit: goal.unit, record: record,
-                    met: record?.met, floor: floors[goal])
+            goals: goalRows(groups: []).map { row in
+                GoalFigure(
+                    figure: row.goal.figure, target: row.target,
+                    limit: row.goal.resolvedLimit(floor: floors[row.goal]), unit: row.goal.unit, record: row.record,
+                    met: row.met, floor: floors[row.goal])
             },
             watched: watched.map { Target(target: $0.target, measured: $0.measured, met: $0.pass) })
         let encoder = JSONEncoder()

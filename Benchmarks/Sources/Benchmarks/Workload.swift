@@ -199,7 +199,7 @@ func readmeCallsAsTasks() async {
     blackhole(total)
 }
 
-// MARK: - The chain and fan
+// MARK: - The target chain and fan
 
 /// How each call of a scenario answers.
 enum CallKind: String {

@@ -8,15 +8,15 @@
 /// Thread-safe: every method may be called from any thread or task.
 ///
 /// ## How it runs
-/// The run's bookkeeping is a value-type state machine (`RunStateMachine`) that makes every
-/// decision. This class is its shell: it takes the run's lock, feeds the machine one event, lets
-/// the run's observers (`RunObserver`: the durable journal, the event recorder) see the steps the
-/// machine returned, releases the lock and performs the steps in order with one `switch` (start
-/// async nodes on tasks, put the run in the store's pipeline, resume waiters). No user code (reducer, middleware, subscriber, `make` or
-/// fallback closure, async action) runs while the run's lock is held. Every sync node and fallback
-/// reaches the state through the store's one pipeline: middleware, reducer, subscribers. When an
-/// async node's end releases async nodes, its task runs one of them next instead of a new task (a
-/// chain of calls costs one task); ``cancel()`` reaches whichever node a task runs.
+/// The run's bookkeeping is a value-type state machine (`RunStateMachine`) that makes every decision.
+/// This class is its shell: it takes the run's lock, feeds the machine one event, lets the run's
+/// observers (`RunObserver`: the durable journal, the event recorder) see the steps the machine
+/// returned, releases the lock and performs the steps in order with one `switch` (start async nodes
+/// on tasks, put the run in the store's pipeline, resume waiters). No user code (reducer, middleware,
+/// subscriber, `make` or fallback closure, async action) runs while the run's lock is held. Every
+/// sync node and fallback reaches the state through the store's one pipeline. When an async node's
+/// end releases async nodes, its task runs one of them next instead of a new task (a chain of calls
+/// costs one task); ``cancel()`` reaches whichever node a task runs.
 public final class GraphRun<State: Sendable>: Sendable {
     /// The store whose pipeline the run goes through (a scoped store's root).
     let core: any RunHost
@@ -69,9 +69,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Time since the run was created, on the store's clock: the times of its report and its events.
-    func elapsed() -> Duration {
-        sinceCreation() - createdAt
-    }
+    func elapsed() -> Duration { sinceCreation() - createdAt }
 
     /// Records the run's events when the store is observed. Called before the run's first event.
     func observe(ifStoreIsObserved isObserved: Bool) {
@@ -87,8 +85,13 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
     }
 
-    /// Registers the run with its store (so that releasing the store cancels it) and starts it.
-    func start() {
+    /// Registers the run with its store (so that releasing the store cancels it) and starts it. A run
+    /// that finishes as it starts (no nodes, unobserved) is not `registered`, and starts at time zero.
+    func start(registered: Bool = true) {
+        guard registered else {
+            perform(state.withLock { $0.handle(.start(now: .zero, earlier: earlier)) })
+            return
+        }
         guard let (id, isObserved) = core.registerObserved(run: self) else {
             core.report(
                 .dispatchAfterRelease,
@@ -121,15 +124,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// after the run's sync work in hand, before it leaves the pipeline. The only wait: a reducer
     /// call in progress on another thread at this moment (one call; reducers are pure) completes
     /// first, so that none of this run's fallbacks is being reduced once `cancel()` returns.
-    public func cancel() {
-        cancel(byStoreRelease: false)
-    }
+    public func cancel() { cancel(byStoreRelease: false) }
 
     /// The store is being released: cancels the run without sending its cancel action.
     @usableFromInline
-    func cancelForStoreRelease() {
-        cancel(byStoreRelease: true)
-    }
+    func cancelForStoreRelease() { cancel(byStoreRelease: true) }
 
     private func cancel(byStoreRelease: Bool) {
         let (now, insidePipeline) = (elapsed(), core.isInsidePipeline)
@@ -179,6 +178,8 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// those actions.
     @discardableResult
     public func wait() async -> GraphReport {
+        // A waiter of a finished run would be resumed at once: it needs no continuation.
+        if let report = state.withLock({ $0.reportIfWaitReturnsAtOnce(storage) }) { return report }
         await park("waiting for a run to finish") { .awaitFinish($0) }
         return report
     }

@@ -78,6 +78,14 @@ struct RunLockedState {
         return performable
     }
 
+    /// The run's report, when a wait for its end would be resumed at once, behind nothing: the run
+    /// finished, holds no waiter until the pipeline's exit, and is not observed (an observed run
+    /// resumes its waiters behind its events). `nil` otherwise.
+    func reportIfWaitReturnsAtOnce(_ storage: GraphStorage) -> GraphReport? {
+        guard machine.isFinished, !machine.holdsWaitersForPipelineExit, !machine.isObserved else { return nil }
+        return machine.report(shape: GraphShape(storage))
+    }
+
     /// Whether the shell holds the handle of `node`'s task: only then may the task run a node its
     /// end releases (a task that outran `startTask` has no handle yet, and a handle stored late
     /// must not be taken for the next node's).

@@ -91,7 +91,10 @@ extension StoreCore {
             return run
         }
         if refusesForOwner(run, owner) { return run }
-        run.start()
+        // A graph with no nodes finishes as it starts. Unless someone watches it start and finish
+        // (event observers, an owner, a journal) or the store is gone (a diagnostic says so), it
+        // gives the store's release nothing to cancel: no registration, task, pipeline or waiter.
+        run.start(registered: graph.count > 0 || durable != nil || owner != nil || !acceptsUnobservedWork)
         return run
     }
 
