@@ -53,12 +53,8 @@ struct GraphStorage: Sendable {
     mutating func addNode(_ body: NodeBody, after erasedPrerequisites: [any GraphNode]) -> Int {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
-            if let node = prerequisite as? any NodeReference {
-                addPrerequisite(graph: node.graph, index: node.index, to: index)
-            } else {
-                // A type of the app's own that conforms to `GraphNode`: no node of any graph.
-                addPrerequisite(graph: 0, index: -1, to: index)
-            }
+            let node = prerequisite.nodeID
+            addPrerequisite(graph: node.graph, index: node.index, to: index)
         }
         return endNode(body)
     }
