@@ -144,7 +144,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         addNode(
             .async(
                 { inputs, backend in Self.backend(backend).nodeWork(action, key: inputs.idempotencyKey) },
-                ActionType(A.self), readsResponses: false),
+                ActionType(A.self)),
             after: prerequisites)
     }
 
@@ -172,7 +172,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
                     var position = 0
                     return Self.backend(backend).nodeWork(
                         make(repeat inputs.next((each R).self, &position)), key: inputs.idempotencyKey)
-                }, ActionType(A.self), readsResponses: true))
+                }, ActionType(A.self)))
     }
 
     /// Adds an async action built, when the node starts, from the store's state at that moment and
@@ -205,7 +205,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
                     return backend.nodeWork(
                         make(backend.currentState, repeat inputs.next((each R).self, &position)),
                         key: inputs.idempotencyKey)
-                }, ActionType(A.self), readsResponses: true))
+                }, ActionType(A.self)))
     }
 
     // MARK: Delays and joins

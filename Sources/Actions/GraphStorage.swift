@@ -53,18 +53,22 @@ struct GraphStorage: Sendable {
     mutating func addNode(_ body: NodeBody, after erasedPrerequisites: [any GraphNode]) -> Int {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
-            if let node = prerequisite as? any NodeReference {
-                addPrerequisite(graph: node.graph, index: node.index, to: index)
-            } else {
-                // A type of the app's own that conforms to `GraphNode`: no node of any graph.
-                addPrerequisite(graph: 0, index: -1, to: index)
-            }
+            let node = prerequisite.nodeID
+            addPrerequisite(graph: node.graph, index: node.index, to: index)
         }
         return endNode(body)
     }
 
+    /// Room taken at a graph's first node, and at its first prerequisite, when none was reserved:
+    /// most graphs are that small, and each array then allocates once instead of growing 1, 2, 4.
+    private static let smallGraph = 8
+
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy; returns the new index.
     mutating func beginNode() -> Int {
+        if bodies.capacity == 0 {
+            bodies.reserveCapacity(Self.smallGraph)
+            prerequisiteEnds.reserveCapacity(Self.smallGraph)
+        }
         if !isKnownUniquelyReferenced(&identity) {
             // Shared with a copy, or the first node (no identity yet: every copy of an empty graph
             // takes its own lineage when it adds its first node).
@@ -79,6 +83,7 @@ struct GraphStorage: Sendable {
     /// of these nodes.
     mutating func addPrerequisite(graph: UInt64, index prerequisite: Int, to index: Int) {
         if owns(graph: graph, index: prerequisite) {
+            if prerequisites.capacity == 0 { prerequisites.reserveCapacity(Self.smallGraph) }
             prerequisites.append(prerequisite)
         } else if nodeProblems[index] == nil {
             let problem = GraphError.foreignNode(index: prerequisite)
@@ -145,9 +150,8 @@ enum NodeBody: Sendable {
     /// state-built node, the state: the closure casts the run back, as async bodies do).
     case makeAction(@Sendable (NodeInputs, AnyObject) -> any Action, ActionType)
     /// An async action, built from the prerequisites' responses when the node starts, bound to the
-    /// store that runs it. `readsResponses` is false for an action given when the graph was built,
-    /// which waits on its prerequisites for their order only: the run then collects no responses.
-    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType, readsResponses: Bool)
+    /// store that runs it.
+    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
     /// A wait on the store's clock.
     case delay(Duration)
     /// A wait on work that is already running in the store.
@@ -173,7 +177,7 @@ enum NodeBody: Sendable {
     var defaultLabel: String {
         switch self {
         case .action(let action): String(describing: type(of: action))
-        case .makeAction(_, let type), .async(_, let type, _): type.name
+        case .makeAction(_, let type), .async(_, let type): type.name
         case .delay(let duration): "delay \(duration)"
         case .join(_, let type): "join \(type.name)"
         }
@@ -182,20 +186,25 @@ enum NodeBody: Sendable {
 
 /// The responses of a node's prerequisites, as its `make` closure reads them when the node starts.
 ///
-/// A snapshot taken under the run's lock when the node starts: the prerequisites have all succeeded
-/// by then, and a node's response never changes once stored. The responses are in the order the
-/// prerequisites were given, which is the order of the closure's parameters, so the closure reads
-/// them one after the other by position. (It keeps no `Node` values: in generic code that does not
-/// know the response types, each one would cost a type lookup at run time.)
+/// Read from the run one at a time, under its lock, as the closure asks for them: the prerequisites
+/// have all succeeded by then and a node's response never changes once stored, so each read answers
+/// what a snapshot taken at the start would, and the run builds no list per node. The responses come
+/// in the order the prerequisites were given, which is the order of the closure's parameters, so the
+/// closure reads them one after the other by position. (It keeps no `Node` values: in generic code
+/// that does not know the response types, each one would cost a type lookup at run time.)
 struct NodeInputs: Sendable {
-    let responses: [ResponseSlot]
+    /// The node's prerequisites, in the order they were given.
+    let prerequisites: ArraySlice<Int>
+    /// The state of the run the node belongs to, which holds their responses.
+    let run: LockedValue<RunLockedState>
     /// The key the node's attempts carry in a durable run; `nil` otherwise.
     var idempotencyKey: IdempotencyKey? = nil
 
     /// The response at `position`, as `type`; moves `position` to the next one.
     func next<R: Sendable>(_ type: R.Type, _ position: inout Int) -> R {
         defer { position += 1 }
-        return unwrapResponse(responses[position], as: type)
+        let prerequisite = prerequisites[prerequisites.startIndex + position]
+        return unwrapResponse(run.withLock { $0.machine.response(of: prerequisite) }, as: type)
     }
 }
 

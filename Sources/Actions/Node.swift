@@ -1,5 +1,25 @@
 /// Any node of an ``ActionGraph``, whatever its response type: what ordering-only prerequisites take.
-public protocol GraphNode: Sendable {}
+///
+/// ``Node`` is the one conforming type: the builder reads which node a prerequisite is through
+/// ``nodeID``, a protocol requirement, so that an ordering-only prerequisite costs no type check.
+public protocol GraphNode: Sendable {
+    /// Which node of which graph this is.
+    var nodeID: GraphNodeID { get }
+}
+
+extension GraphNode {
+    /// No node of any graph: a type of the app's own that conforms to ``GraphNode`` names none, so
+    /// a node that waits on it fails with ``GraphError/foreignNode(index:)``.
+    public var nodeID: GraphNodeID { GraphNodeID(graph: 0, index: -1) }
+}
+
+/// Which node of which graph: a ``Node``'s identity without its response type.
+public struct GraphNodeID: Hashable, Sendable {
+    /// Which graph lineage the node belongs to (see `ActionGraph.owns`); 0 for no graph.
+    let graph: UInt64
+    /// The node's position in its graph; -1 for no node.
+    public let index: Int
+}
 
 /// A node of an ``ActionGraph`` whose response has type `Response`.
 ///
@@ -18,17 +38,12 @@ public struct Node<Response: Sendable>: GraphNode, Hashable, CustomStringConvert
         self.index = index
     }
 
+    /// Which node of which graph this is, without its response type.
+    public var nodeID: GraphNodeID { GraphNodeID(graph: graph, index: index) }
+
     /// `node #index`.
     public var description: String { "node #\(index)" }
 }
-
-/// Lets the builder read a prerequisite's identity through `any GraphNode`.
-protocol NodeReference {
-    var graph: UInt64 { get }
-    var index: Int { get }
-}
-
-extension Node: NodeReference {}
 
 /// Process-wide unique graph lineage identifiers.
 enum GraphIdentifiers {

@@ -76,7 +76,7 @@ extension AttemptPlan where Value == ResponseSlot, Budget == RunAttempts {
     ) {
         let operation: @Sendable (Int) async throws -> ResponseSlot
         switch storage.bodies[node] {
-        case .async(let bind, _, _):
+        case .async(let bind, _):
             if let journal, let codec = storage.settings[node]?.durable {
                 var inputs = inputs
                 inputs.idempotencyKey = journal.key(of: node)

@@ -40,7 +40,7 @@ extension GraphRun {
             case .action(let action):
                 return action
             case .makeAction(let make, _):
-                let inputs = state.withLock { $0.inputs(from: storage.prerequisites(of: node)) }
+                let inputs = NodeInputs(prerequisites: storage.prerequisites(of: node), run: state)
                 return PureCall.run(.makeClosure) { make(inputs, self) }
             case .async, .delay, .join:
                 preconditionFailure("OresRedux: node #\(node) is not a sync node")
@@ -92,33 +92,26 @@ extension GraphRun {
         // What comes before and after the attempts is in sync functions, never inlined: the task
         // keeps this frame while the node's action runs, and every local of an async function
         // (an inlined function's included) takes room in it.
-        guard let (inputs, isObserved) = inputsIfItMayRun(node) else { return nil }
-        let plan = attemptPlan(of: node, inputs, isObserved: isObserved)
+        guard let isObserved = isObservedIfItMayRun(node) else { return nil }
+        let plan = attemptPlan(of: node, isObserved: isObserved)
         unit?.note("started its attempts")
         let result = await Attempts.run(plan, clock: clock)
         unit?.note("ended its attempts")
         return asyncFinished(node, result)
     }
 
-    /// `node`'s inputs and whether the run is observed, read in the same look as whether it may
-    /// still run; `nil` when it may not (the run was cancelled).
+    /// Whether the run is observed, read in the same look as whether `node` may still run; `nil`
+    /// when it may not (the run was cancelled).
     @inline(never)  // see `runAsync`
-    private func inputsIfItMayRun(_ node: Int) -> (NodeInputs, isObserved: Bool)? {
-        let readsResponses = if case .async(_, _, readsResponses: true) = storage.bodies[node] { true } else { false }
-        let prerequisites = readsResponses ? storage.prerequisites(of: node) : nil
-        return state.withLock { state -> (NodeInputs, isObserved: Bool)? in
-            guard state.machine.mayRun(node) else { return nil }
-            let inputs = prerequisites.map { state.inputs(from: $0) } ?? NodeInputs(responses: [])
-            return (inputs, state.machine.isObserved)
-        }
+    private func isObservedIfItMayRun(_ node: Int) -> Bool? {
+        state.withLock { state in state.machine.mayRun(node) ? state.machine.isObserved : nil }
     }
 
-    /// `node`'s attempts, given its inputs; an observed run's read the time each attempt starts.
+    /// `node`'s attempts; an observed run's read the time each attempt starts.
     @inline(never)  // see `runAsync`
-    private func attemptPlan(
-        of node: Int, _ inputs: NodeInputs, isObserved: Bool
-    ) -> AttemptPlan<ResponseSlot, RunAttempts> {
-        AttemptPlan(
+    private func attemptPlan(of node: Int, isObserved: Bool) -> AttemptPlan<ResponseSlot, RunAttempts> {
+        let inputs = NodeInputs(prerequisites: storage.prerequisites(of: node), run: state)
+        return AttemptPlan(
             node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
             budget: RunAttempts(state: state, node: node, host: core, sinceCreation: isObserved ? sinceCreation : nil))
     }

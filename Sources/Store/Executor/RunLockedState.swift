@@ -101,11 +101,6 @@ struct RunLockedState {
         tasks[next] = task
     }
 
-    /// The responses of a node's `prerequisites`, which have all succeeded.
-    func inputs(from prerequisites: ArraySlice<Int>) -> NodeInputs {
-        NodeInputs(responses: prerequisites.map { machine.response(of: $0) })
-    }
-
     /// Counts the run's sync work as running work of the store from the moment the machine asks
     /// for the pipeline until it says the run is idle: while it waits for the pipeline behind
     /// another thread's actions, no task of the run may run, yet the store is not quiet.
