@@ -633,7 +633,9 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// (exhaustive mode) no action that reached the reducer unasserted.
     ///
     /// Answer held calls and advance the clock past pending timers first: `finish` waits for the work
-    /// itself, so work that waits on them fails it after `timeout`, with the list of what is in flight.
+    /// itself, so work that waits on them fails it, with the list of what is in flight. It fails at
+    /// once when none of the work runs and some sleeps on the test store's clock, which only the
+    /// test moves; after `timeout` when the work runs on with no progress.
     public func finish(
         timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
         line: Int = #line, column: Int = #column
@@ -650,7 +652,20 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         }
         try throwClockFailures(place)
         let limit = timeout ?? self.timeout
-        let done = await counter.wait(timeout: limit) { log.withLock { $0.tracked.isEmpty } }
+        let log = self.log
+        let isFinished = { log.withLock { $0.tracked.isEmpty } }
+        let done = await counter.wait(timeout: limit) {
+            isFinished() || counter.snapshot.running == 0 && clock.hasSleepingWork
+        }
+        if done, !isFinished() {
+            try throwRecordedFailures(place)
+            throw TestStoreFailure(
+                place,
+                """
+                the work in flight waits for the test store's clock, which only the test moves: advance the clock                 past it (store.clock.advance(by:), store.clock.run()) or cancel that work before finish()
+                \(clock.inFlightLines().joined(separator: "\n"))
+                """)
+        }
         guard done else {
             try throwRecordedFailures(place)
             throw TestStoreFailure(
