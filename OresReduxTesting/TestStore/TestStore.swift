@@ -633,9 +633,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// (exhaustive mode) no action that reached the reducer unasserted.
     ///
     /// Answer held calls and advance the clock past pending timers first: `finish` waits for the work
-    /// itself, so work that waits on them fails it, with the list of what is in flight. It fails at
-    /// once when none of the work runs and some sleeps on the test store's clock, which only the
-    /// test moves; after `timeout` when the work runs on with no progress.
+    /// itself, so work that waits on them fails it, with the list of what is in flight: as soon as
+    /// nothing progressed for a moment when none of the work runs and some sleeps on the test
+    /// store's clock, which only the test moves; after `timeout` when the work runs on with no
+    /// progress.
     public func finish(
         timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
         line: Int = #line, column: Int = #column
