@@ -96,7 +96,8 @@ public struct QueryAnswered: Action {
 public struct QueryOptimisticChangeAdded: Action {
     /// The mutation.
     public let mutation: QueryMutationID
-    /// Its changes; a change to an entry that is not cached is dropped.
+    /// Its changes. A change to an entry that is not cached creates the entry to hold it (shown
+    /// on its first answer), removed when the mutation settles if nothing else keeps it.
     public let patches: [QueryPatch]
 }
 

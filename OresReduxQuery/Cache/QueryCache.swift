@@ -183,9 +183,14 @@ public struct QueryCache: Equatable, Sendable {
         entry.showLayers()
     }
 
+    /// A change to an entry that is not cached creates it, empty and unobserved, to hold the change:
+    /// a screen that opens while the mutation is in flight then shows its first answer with the
+    /// change on top. Such an entry goes when the mutation settles, if nothing else holds it
+    /// (``QueryEntry/isHeldOnlyBySettledChanges``).
     mutating func optimisticChangeAdded(_ action: QueryOptimisticChangeAdded) {
         for patch in action.patches {
-            guard var entry = entries[patch.key] else { continue }
+            var entry = entries[patch.key] ?? QueryEntry(version: stamp())
+            if entry.observers == 0, entry.unobservedAt == nil { entry.unobservedAt = entry.version }
             entry.layers.append(QueryLayer(mutation: action.mutation, change: patch.change))
             entry.showLayers()
             entries[patch.key] = entry
@@ -203,7 +208,7 @@ public struct QueryCache: Equatable, Sendable {
             }
             entry.version = now
             if invalidated { entry.isInvalidated = true }
-            entries[key] = entry
+            entries[key] = changed && entry.isHeldOnlyBySettledChanges ? nil : entry
         }
     }
 
@@ -213,7 +218,7 @@ public struct QueryCache: Equatable, Sendable {
         for (key, var entry) in entries where entry.layers.contains(where: isRolledBack) {
             entry.layers.removeAll(where: isRolledBack)
             entry.showLayers()
-            entries[key] = entry
+            entries[key] = entry.isHeldOnlyBySettledChanges ? nil : entry
         }
     }
 

@@ -100,6 +100,10 @@ public final class VirtualClock: Clock, Sendable {
     /// How many sleepers wait for a deadline that has not come.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Whether a task of the owner's store is asleep on the clock: when none of the store's work
+    /// runs, that work waits for the test to move the clock.
+    var hasSleepingWork: Bool { state.withLock { $0.sleepers.contains { $0.continuation.unit != nil } } }
+
     /// How long (in real time) ``waitForSleepers(_:timeout:fileID:filePath:line:column:)`` and
     /// ``run(timeout:fileID:filePath:line:column:)`` wait before they fail; five seconds by default.
     /// A ``TestStore`` keeps it equal to its own ``TestStore/timeout``.

@@ -633,7 +633,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
     /// (exhaustive mode) no action that reached the reducer unasserted.
     ///
     /// Answer held calls and advance the clock past pending timers first: `finish` waits for the work
-    /// itself, so work that waits on them fails it after `timeout`, with the list of what is in flight.
+    /// itself, so work that waits on them fails it, with the list of what is in flight: as soon as
+    /// nothing progressed for a moment when none of the work runs and some sleeps on the test
+    /// store's clock, which only the test moves; after `timeout` when the work runs on with no
+    /// progress.
     public func finish(
         timeout: Duration? = nil, fileID: String = #fileID, filePath: String = #filePath,
         line: Int = #line, column: Int = #column
@@ -650,7 +653,32 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         }
         try throwClockFailures(place)
         let limit = timeout ?? self.timeout
-        let done = await counter.wait(timeout: limit) { log.withLock { $0.tracked.isEmpty } }
+        let (log, clock, counter) = (self.log, self.clock, self.counter)
+        let isFinished = { log.withLock { $0.tracked.isEmpty } }
+        let waitsForTheClock = { counter.snapshot.running == 0 && clock.hasSleepingWork }
+        var done = false
+        var waitsOnlyForTheClock = false
+        while !waitsOnlyForTheClock {
+            done = await counter.wait(timeout: limit) { isFinished() || waitsForTheClock() }
+            if !done || isFinished() { break }
+            // The follower of work that just ended may not have noted it yet, while a sleeper of other
+            // work (not started here) goes on: only a quiet moment with no progress at all shows that
+            // what is tracked here waits for the clock.
+            let moved = await counter.wait(timeout: Self.quietBeforeBlamingTheClock) {
+                isFinished() || !waitsForTheClock()
+            }
+            waitsOnlyForTheClock = !moved
+        }
+        if waitsOnlyForTheClock {
+            try throwRecordedFailures(place)
+            throw TestStoreFailure(
+                place,
+                """
+                the work in flight waits for the test store's clock, which only the test moves: advance the clock \
+                past it (store.clock.advance(by:), store.clock.run()) or cancel that work before finish()
+                \(clock.inFlightLines().joined(separator: "\n"))
+                """)
+        }
         guard done else {
             try throwRecordedFailures(place)
             throw TestStoreFailure(
@@ -679,6 +707,10 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                 place, "\(pending.count) action(s) reached the reducer but were not asserted: \(Self.names(pending))")
         }
     }
+
+    /// How long, in pool time, nothing must progress before `finish` takes work that sleeps on the
+    /// clock, with nothing running, to wait for the test.
+    static var quietBeforeBlamingTheClock: Duration { .milliseconds(100) }
 
     // MARK: Checks
 

@@ -55,6 +55,38 @@ struct QueryLifetimeTests {
         try await store.finish()
     }
 
+    @Test("finish fails at once, naming the poll, when the only work left sleeps on the test store's clock")
+    func finishNamesThePollAsleepOnTheClock() async throws {
+        let store = QueryFixtures.makeStore()
+        store.stub(Feed.self, with: [hello])
+        let screen = queries.observe(Feed(userID: 1), polling: .seconds(10), in: store)
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        let failure = try await withDeadline(30, "finish") {
+            await #expect(throws: TestStoreFailure.self) { try await store.finish() }
+        }
+        let message = failure?.message ?? ""
+        #expect(
+            message.contains("waits for the test store's clock, which only the test moves: advance the clock past it"))
+        #expect(message.contains("asleep on the clock until +10.0 seconds"), "\(message)")
+
+        screen.cancel()  // the poll calls nobody at its tick and ends; the entry is removed a minute on
+        try await store.clock.run()
+        #expect(store.state.cache[Feed(userID: 1)] == nil)
+        try await store.finish()
+    }
+
+    @Test("finish passes once a prefetch ended, while the removal it started inside the store sleeps on the clock")
+    func finishAfterAPrefetchIgnoresTheRemovalStartedInsideTheStore() async throws {
+        for _ in 0..<20 {  // the prefetch's end and finish() race: every round must pass
+            let store = QueryFixtures.makeStore()
+            store.stub(Feed.self, with: [hello])
+            queries.prefetch(Feed(userID: 1), in: store)
+            try await store.finish()  // the removal, a minute on, is the cache's own work: not followed
+            #expect(store.state.cache.feed(1) == [hello])
+        }
+    }
+
     @Test("the last screen leaving cancels the feed's call in flight; its answer is never applied")
     func theLastLeaveCancelsTheCall() async throws {
         let store = QueryFixtures.makeStore()

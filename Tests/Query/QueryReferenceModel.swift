@@ -124,7 +124,12 @@ struct QueryReferenceModel {
         case let action as QueryAnswered:
             answer(action, extending: nil)
         case let action as QueryOptimisticChangeAdded:
-            for patch in action.patches where entries[patch.key] != nil {
+            // A change to an entry not cached creates it, to be shown on its first answer.
+            for patch in action.patches {
+                if entries[patch.key] == nil {
+                    let created = next()
+                    entries[patch.key] = Entry(unobservedAt: created, writes: [created])
+                }
                 entries[patch.key]!.layers.append(Layer(mutation: action.mutation, patch: patch))
             }
         case let action as QueryMutationSucceeded:
@@ -137,10 +142,13 @@ struct QueryReferenceModel {
                 for index in entry.layers.indices where entry.layers[index].mutation == action.mutation {
                     entries[key]!.layers[index].settledAt = now
                 }
+                if changed { dropIfHeldOnlyBySettledChanges(key) }
             }
         case let action as QueryMutationFailed:
-            for key in entries.keys {
+            for (key, entry) in entries
+            where entry.layers.contains(where: { $0.mutation == action.mutation && $0.settledAt == nil }) {
                 entries[key]!.layers.removeAll { $0.mutation == action.mutation && $0.settledAt == nil }
+                dropIfHeldOnlyBySettledChanges(key)
             }
         case let action as QueryInvalidated:
             let now = next()
@@ -161,6 +169,15 @@ struct QueryReferenceModel {
             }
         default: break
         }
+    }
+
+    /// An entry that nobody observes, with no answer and no call, is kept by changes in progress
+    /// only: once they are settled, it goes.
+    private mutating func dropIfHeldOnlyBySettledChanges(_ key: QueryKey) {
+        guard let entry = entries[key], entry.observers == 0, entry.responses.isEmpty, entry.failures.isEmpty,
+            entry.calls.isEmpty, entry.layers.allSatisfy({ $0.settledAt != nil })
+        else { return }
+        entries[key] = nil
     }
 
     /// An answer; for a page appended to a list, `extending` is the model's last write to the

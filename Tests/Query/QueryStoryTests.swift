@@ -186,6 +186,52 @@ struct QueryStoryTests {
         withExtendedLifetime(screen) {}
     }
 
+    @Test("a post made before its feed was ever fetched shows on the feed's first answer while it is in flight")
+    func anOptimisticChangeToAnEntryNotCachedYet() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let posts = store.hold(AddPost.self)
+
+        let post = queries.mutate(AddPost(post: first), in: store)
+        _ = try await posts.nextCall()
+        #expect(store.state.cache.feed(1) == nil)  // nothing to show the change on yet
+        let screen = queries.observe(Feed(userID: 1), in: store)  // the user opens the feed
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])  // the server has not stored the post yet
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [first, hello])  // the post in flight is shown
+
+        posts.respond(with: first)
+        try await store.receive(QueryMutationSucceeded.self, notAsserting: [\.cache])
+        #expect(store.state.cache.feed(1) == [first, hello])
+        _ = try await feeds.nextCall()  // the refetch after the post
+        feeds.respond(with: [first, hello])
+        _ = try await withDeadline { await post.wait() }
+        #expect(store.state.cache.feed(1) == [first, hello])
+        #expect(store.state.cache[Feed(userID: 1).key]?.optimisticChanges == [])
+        withExtendedLifetime(screen) {}
+    }
+
+    @Test("a post to a feed nobody fetched or opened leaves no entry behind, whether it succeeds or fails")
+    func anOptimisticChangeToAnEntryNobodyShowsLeavesNothing() async throws {
+        let store = QueryFixtures.makeStore()
+        let posts = store.hold(AddPost.self)
+
+        let failing = queries.mutate(AddPost(post: first), in: store)
+        _ = try await posts.nextCall()
+        #expect(store.state.cache[Feed(userID: 1).key]?.optimisticChanges.count == 1)
+        posts.fail(with: QueryFixtures.Offline())
+        _ = try await withDeadline { await failing.wait() }
+        #expect(store.state.cache.entries.isEmpty)
+
+        let succeeding = queries.mutate(AddPost(post: second), in: store)
+        _ = try await posts.nextCall()
+        posts.respond(with: second)
+        _ = try await withDeadline { await succeeding.wait() }
+        #expect(store.state.cache.entries.isEmpty)
+        try await store.finish()
+    }
+
     @Test("a poll that started before a mutation committed never overwrites the mutation")
     func aPollRacingAMutationLoses() async throws {
         let store = QueryFixtures.makeStore()

@@ -70,22 +70,27 @@ struct TestStoreWaitsTests {
         try await store.finish()
     }
 
-    @Test("finish waits for a sleeping run only as long as the store's timeout, then lists it")
+    @Test("finish waits for a run stuck outside the store only as long as the store's timeout, then lists it")
     func finishTimesOutWithTheStoreWideSetting() async throws {
+        let outside = GraphStories.Latch()  // something the store cannot see, opened after the failure
         let store = TestStore(initialState: App.State(), reducer: App.reducer, exhaustivity: .off, timeout: .seconds(1))
         store.timeout = .milliseconds(150)
-        store.stub(App.LogIn.self, with: "t")
+        store.stub(App.LogIn.self) { _, _ in
+            await outside.wait()
+            return "t"
+        }
         store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
-        store.stub(App.FetchFeed.self, throwing: App.Offline())
-        store.dispatch(App.home(user: "ada", feedRetry: .retry(1, backoff: .constant(.seconds(9)))).graph)
+        store.stub(App.FetchFeed.self, with: [])
+        store.dispatch(App.home(user: "ada").graph)
 
         let failure = try await withDeadline(30, "finish") {
             await #expect(throws: TestStoreFailure.self) { try await store.finish() }
         }
+        outside.open()
         #expect(
             failure?.message.contains("waited 0.15 s for the work in flight to finish") == true,
             "the store-wide timeout, not the default")
-        #expect(failure?.message.contains("asleep on the clock until +9.0 seconds") == true)
+        #expect(failure?.message.contains("LogIn") == true)
     }
 
     @Test("nextCall fails when the held action is never called, and says why")

@@ -9,7 +9,7 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
         "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
         "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor", "readme-floor", "fan",
-        "fan-by-hand",
+        "fan-by-hand", "query-read", "query-read-key", "query-plain-read", "query-plain-read-by-key",
     ]
     guard let name = arguments.first, cases.contains(name) else {
         print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
@@ -91,7 +91,7 @@ func profileCase(_ arguments: [String]) async -> Int32 {
     case "graph-async":
         blackhole(await store.dispatch(buildAsyncGraph(Shape(kind, count: count))).wait().count)
     default:
-        break
+        await queryProfileCase(name, count)
     }
     for subscription in subscriptions { subscription.cancel() }
     print("done: \(name) \(count)")
