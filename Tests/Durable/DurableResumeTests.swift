@@ -59,6 +59,8 @@ private struct Launch {
     let journal: any RunJournal
     let durable: DurableRuns<PhotoState>
     let calls = CallLog()
+    /// The show node of the graph built last (each start and resume builds the graph anew).
+    let showNode = LockedValue<Node<Void>?>(nil)
 
     init(
         journal: any RunJournal, state: PhotoState = PhotoState(), marks: DurableMarks = DurableMarks(),
@@ -72,6 +74,7 @@ private struct Launch {
         self.journal = journal
         durable = DurableRuns(store: store.store, journal: journal)
         let calls = self.calls
+        let showNode = self.showNode
         store.stub(UploadPhoto.self) { action, context in
             calls.append("upload", context.idempotencyKey)
             if calls.names.count <= uploadFailures { throw Offline() }
@@ -92,7 +95,9 @@ private struct Launch {
                 graph.setDurable(uploaded, inDoubt: upload)
             }
             graph.setRetry(.retry(uploadRetries), for: uploaded)
-            graph.setLabel("show", for: graph.send(after: uploaded) { url in ShowUploaded(url: url) })
+            let show = graph.send(after: uploaded) { url in ShowUploaded(url: url) }
+            graph.setLabel("show", for: show)
+            showNode.withLock { $0 = show }
             let posted = graph.run(after: uploaded) { url in CreatePost(url: url) }
             graph.setLabel("post", for: posted)
             graph.setDurable(posted, inDoubt: post)
@@ -672,8 +677,10 @@ struct DurableResumeTests {
             try await withDeadline(10, "the second run of post-42") {
                 let run = try await launch.durable.start("publish", runID: "post-42", parameters: Draft(photo: "b.jpg"))
                 _ = try await held.nextCall()
-                for await state in launch.store.store.states() where state.timesShown == 2 { break }
-                await launch.durable.flush()  // the show's record, queued behind the post's start
+                // The show's outcome comes once its record was queued (after its commit, which a
+                // state stream may see first), behind the post's start.
+                _ = await run.outcome(of: try #require(launch.showNode.withLock { $0 }))
+                await launch.durable.flush()
                 #expect(
                     savedState(stateFile).timesApplied == 1, "start saved the state holding the first run's sync work")
                 let second = try journal.loadUnfinishedRuns().runs
