@@ -36,11 +36,13 @@ public struct ActionTask<Response: Sendable>: Sendable {
         }
     }
 
-    /// Whether ``cancel()`` reached the action's own task (never, for a joined call or a refusal):
-    /// how a test store tells work its owner's end cancelled from work that had ended before.
+    /// Whether ``cancel()`` reached the action's own task before its body ended (never, for a
+    /// joined call or a refusal): how a test store tells work its owner's end cancelled from work
+    /// that had ended before, even when the end comes while the task is leaving its owner. Known
+    /// only when the store counts its work (a test store); otherwise whether it was ever cancelled.
     package var wasCancelled: Bool {
         switch source {
-        case .task(let task, _): task.isCancelled
+        case .task(let task, let end): end?.wasCancelledBeforeItEnded ?? task.isCancelled
         case .shared, .failed: false
         }
     }

@@ -26,9 +26,10 @@ extension StoreCore {
         let task = Task<A.Response, any Error> {
             try await WorkCounter.run(unit) {
                 defer {
+                    let wasCancelled = Task.isCancelled  // before `onEnd` lets an owner forget the task
                     self.unregister(id)
                     onEnd?()
-                    end?.finish()
+                    end?.finish(wasCancelled: wasCancelled)
                 }
                 guard let observed else { return try await self.perform(action, context: context) }
                 return try await self.performObserved(action, context: context, observed).get()

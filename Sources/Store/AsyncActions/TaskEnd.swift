@@ -3,7 +3,7 @@
 /// ends, before it resumes.
 @usableFromInline
 final class TaskEnd: Sendable {
-    private let state = LockedValue<(ended: Bool, parked: [WorkCounter.Unit])>((false, []))
+    private let state = LockedValue<(ended: Bool, parked: [WorkCounter.Unit], wasCancelled: Bool)>((false, [], false))
 
     /// Parks the current task's unit until ``finish()``, unless the task already ended.
     func parkCurrentUnit() {
@@ -14,10 +14,16 @@ final class TaskEnd: Sendable {
         }
     }
 
-    /// The task's body ends: its awaiters run again.
-    func finish() {
+    /// Whether the task was cancelled before its body ended: a cancel that comes after (an owner
+    /// ending while the task leaves it) did not reach the action's `run`.
+    var wasCancelledBeforeItEnded: Bool { state.withLock { $0.wasCancelled } }
+
+    /// The task's body ends (`wasCancelled`: whether the task was cancelled by then): its awaiters
+    /// run again.
+    func finish(wasCancelled: Bool) {
         let parked = state.withLock { state -> [WorkCounter.Unit] in
             state.ended = true
+            state.wasCancelled = wasCancelled
             defer { state.parked.removeAll() }
             return state.parked
         }

@@ -49,7 +49,7 @@ extension StoreCore {
         defer {
             self.latest.end(id, token: token)
             self.unregister(registration)
-            end?.finish()
+            end?.finish(wasCancelled: Task.isCancelled)
         }
         if let delay {
             try await clock.sleep(for: delay)
