@@ -145,12 +145,20 @@ extension StoreCore {
     }
 
     /// `drainAndLeavePipeline()`, with the state lock held on entry; released on return.
-    @inlinable
+    // Always inlined: its common case, nothing queued, is a few comparisons and the unlock.
+    @inlinable @inline(__always)
     func drainAndLeavePipelineHoldingLock() {
         if pipeline.leaveIfFree() {
             stateLock.unlock()
-            return
+        } else {
+            drainQueuedWorkAndLeave()
         }
+    }
+
+    /// The applier's loop over queued work, with the state lock held on entry; released on return.
+    /// Not inlined: most dispatches queue nothing, and leave at once.
+    @inlinable @inline(never)
+    func drainQueuedWorkAndLeave() {
         while true {
             switch pipeline.next() {
             case .apply(let work):
