@@ -36,6 +36,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
     @usableFromInline let reducer: Reducer<State>
+    /// Where a dispatch reads this thread's `PureCall` mark.
+    @usableFromInline let pureCalls = PureCall.Slot()
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
     /// Time since the store was created, on its clock: what runs measure their times against, so
@@ -114,7 +116,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     @inlinable
     func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
-        let mark = PureCall.thisThread
+        let mark = pureCalls.thisThreadsMark
         stateLock.lock()
         if reduce(action, admit: admit, marking: mark), !subscribers.isEmpty {
             notifyReleasingLock()

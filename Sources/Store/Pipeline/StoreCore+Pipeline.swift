@@ -24,7 +24,7 @@ extension StoreCore {
     /// once it was cancelled.
     @inlinable
     func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
-        let mark = PureCall.thisThread
+        let mark = pureCalls.thisThreadsMark
         if refusesDispatchFromPureCode("\(type(of: action))", "it was dropped", marked: mark.context) { return }
         let me = currentThreadID()
         stateLock.lock()
