@@ -147,6 +147,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         for index in receivers.indices {
             Unmanaged.passUnretained(receivers[index])._withUnsafeGuaranteedRef { $0.receive(newState) }
         }
+        withExtendedLifetime(receivers) {}
     }
 
     // MARK: Subscribers
