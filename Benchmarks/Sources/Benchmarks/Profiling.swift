@@ -8,9 +8,9 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node",
         "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
         "dispatch", "notify", "select", "bare-reducer", "combine-first", "combine-last", "by-hand-first",
-        "by-hand-last",
-        "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor", "readme-floor", "fan",
-        "fan-by-hand", "query-read", "query-read-key", "query-plain-read", "query-plain-read-by-key",
+        "by-hand-last", "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor",
+        "readme-floor", "fan", "fan-by-hand", "query-read", "query-read-key", "query-plain-read",
+        "query-plain-read-by-key",
     ]
     guard let name = arguments.first, cases.contains(name) else {
         print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
