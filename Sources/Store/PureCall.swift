@@ -55,11 +55,47 @@ enum PureCall {
     /// Runs `body` marked as `context`.
     @inlinable
     static func run<T>(_ context: Context, _ body: () throws -> T) rethrows -> T {
-        let cell = pthread_getspecific(key) ?? newCell()
-        let outer = cell.load(as: Int.self)
-        cell.storeBytes(of: context.rawValue, as: Int.self)
-        defer { cell.storeBytes(of: outer, as: Int.self) }
-        return try body()
+        try Slot().thisThreadsMark.run(context, body)
+    }
+
+    /// The thread-local slot (``key``), as a value: a store keeps one, so that its dispatch reads
+    /// the key as a field, where reading the lazy global runs its once-check every time.
+    @usableFromInline
+    struct Slot: Sendable {
+        @usableFromInline let key: pthread_key_t
+
+        @inlinable
+        init() { key = PureCall.key }
+
+        /// This thread's mark, made on the first call: a dispatch reads it once, both to refuse
+        /// dispatching from pure code and to mark its reducer call, where two reads of the slot
+        /// would cost more than the rest of the mark.
+        @inlinable
+        var thisThreadsMark: Mark {
+            Mark(cell: pthread_getspecific(key) ?? newCell())
+        }
+    }
+
+    /// One thread's mark: its cell, which only that thread reads and writes.
+    @usableFromInline
+    struct Mark {
+        @usableFromInline let cell: UnsafeMutableRawPointer
+
+        @inlinable
+        init(cell: UnsafeMutableRawPointer) { self.cell = cell }
+
+        /// What pure code the thread is running, if any.
+        @inlinable
+        var context: Context? { Context(rawValue: cell.load(as: Int.self)) }
+
+        /// Runs `body` marked as `context`.
+        @inlinable
+        func run<T>(_ context: Context, _ body: () throws -> T) rethrows -> T {
+            let outer = cell.load(as: Int.self)
+            cell.storeBytes(of: context.rawValue, as: Int.self)
+            defer { cell.storeBytes(of: outer, as: Int.self) }
+            return try body()
+        }
     }
 
     /// This thread's cell, unmarked: made once per thread.

@@ -36,6 +36,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
     @usableFromInline let reducer: Reducer<State>
+    /// Where a dispatch reads this thread's `PureCall` mark.
+    @usableFromInline let pureCalls = PureCall.Slot()
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
     /// Time since the store was created, on its clock: what runs measure their times against, so
@@ -114,20 +116,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
     @inlinable
     func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
+        let mark = pureCalls.thisThreadsMark
         stateLock.lock()
-        if reduce(action, admit: admit), !subscribers.isEmpty {
+        if reduce(action, admit: admit, marking: mark), !subscribers.isEmpty {
             notifyReleasingLock()
         } else {
             stateLock.unlock()
         }
     }
 
-    /// The reducer, with the state lock held; returns whether the action was committed (`admit`, if
-    /// any, said yes).
+    /// The reducer, with the state lock held, marked as pure code on this thread's `mark`; returns
+    /// whether the action was committed (`admit`, if any, said yes).
     @inlinable
-    func reduce(_ action: any Action, admit: (@Sendable () -> Bool)?) -> Bool {
+    func reduce(_ action: any Action, admit: (@Sendable () -> Bool)?, marking mark: PureCall.Mark) -> Bool {
         if let admit, !admit() { return false }
-        PureCall.run(.reducer) { reducer(&committed.value, action) }
+        mark.run(.reducer) { reducer(&committed.value, action) }
         committed.count += 1
         return true
     }
@@ -139,7 +142,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         let receivers = subscribers
         let newState = committed.value
         stateLock.unlock()
-        for receiver in receivers { receiver.receive(newState) }
+        // `receivers` holds every box until the loop ends, so a call needs no reference of its own:
+        // a box taken out of the array as a value would be retained and released around its call.
+        for index in receivers.indices {
+            Unmanaged.passUnretained(receivers[index])._withUnsafeGuaranteedRef { $0.receive(newState) }
+        }
+        withExtendedLifetime(receivers) {}
     }
 
     // MARK: Subscribers

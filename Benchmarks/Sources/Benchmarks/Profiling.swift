@@ -7,9 +7,10 @@ func profileCase(_ arguments: [String]) async -> Int32 {
     let cases = [
         "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node",
         "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
-        "dispatch", "notify", "select", "combine-first", "combine-last", "by-hand-first", "by-hand-last",
-        "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor", "readme-floor", "fan",
-        "fan-by-hand", "query-read", "query-read-key", "query-plain-read", "query-plain-read-by-key",
+        "dispatch", "notify", "select", "bare-reducer", "combine-first", "combine-last", "by-hand-first",
+        "by-hand-last", "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor",
+        "readme-floor", "fan", "fan-by-hand", "query-read", "query-read-key", "query-plain-read",
+        "query-plain-read-by-key",
     ]
     guard let name = arguments.first, cases.contains(name) else {
         print("usage: --profile-case <\(cases.joined(separator: "|"))> [count] [chain|wide|layered]")
@@ -62,6 +63,9 @@ func profileCase(_ arguments: [String]) async -> Int32 {
         }
         let action = opaque(Case10(amount: 1))
         for _ in 0..<count { store.dispatch(action) }
+    case "bare-reducer":
+        // The sync dispatch's baseline: the reducer `dispatch` runs, for the same action, in a bare loop.
+        reduce(opaque(combinedTwentyCases()), opaque(Case10(amount: 1)), count)
     case "combine-first":
         reduce(opaque(combinedTwentyCases()), opaque(Case1(amount: 1)), count)
     case "combine-last":

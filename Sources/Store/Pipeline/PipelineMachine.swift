@@ -86,7 +86,9 @@ struct PipelineMachine<Thread: Equatable> {
     // MARK: Arriving
 
     /// A sync action dispatched on `thread`.
-    @inlinable
+    // Always inlined into the store's dispatch: left to itself, the compiler keeps it a call (for
+    // the follow-up queue's append), which costs more than the common case's few comparisons.
+    @inlinable @inline(__always)
     mutating func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?, on thread: Thread) -> Arrival {
         if isClosed { return .closed }
         if applier == thread {

@@ -24,7 +24,8 @@ extension StoreCore {
     /// once it was cancelled.
     @inlinable
     func dispatch(_ action: any Action, admit: (@Sendable () -> Bool)?) {
-        if refusesDispatchFromPureCode("\(type(of: action))", "it was dropped") { return }
+        let mark = pureCalls.thisThreadsMark
+        if refusesDispatchFromPureCode("\(type(of: action))", "it was dropped", marked: mark.context) { return }
         let me = currentThreadID()
         stateLock.lock()
         var entry = pipeline.dispatch(action, admit: admit, on: me)
@@ -45,7 +46,7 @@ extension StoreCore {
                 return
             }
             // No middleware: enter, reduce and, with no subscriber, leave in one critical section.
-            if reduce(action, admit: admit), !subscribers.isEmpty {
+            if reduce(action, admit: admit, marking: mark), !subscribers.isEmpty {
                 notifyReleasingLock()
                 drainAndLeavePipeline()
             } else {
@@ -60,7 +61,15 @@ extension StoreCore {
     /// drops the work (or cancels it). `false`, at the cost of one thread-local read, otherwise.
     @inlinable
     func refusesDispatchFromPureCode(_ what: @autoclosure () -> String, _ consequence: String) -> Bool {
-        guard let context = PureCall.current else { return false }
+        refusesDispatchFromPureCode(what(), consequence, marked: PureCall.current)
+    }
+
+    /// `refusesDispatchFromPureCode(_:_:)`, with this thread's mark already read (`context`).
+    @inlinable
+    func refusesDispatchFromPureCode(
+        _ what: @autoclosure () -> String, _ consequence: String, marked context: PureCall.Context?
+    ) -> Bool {
+        guard let context else { return false }
         reportImpureDispatch(what(), consequence, from: context)
         return true
     }
@@ -136,12 +145,20 @@ extension StoreCore {
     }
 
     /// `drainAndLeavePipeline()`, with the state lock held on entry; released on return.
-    @inlinable
+    // Always inlined: its common case, nothing queued, is a few comparisons and the unlock.
+    @inlinable @inline(__always)
     func drainAndLeavePipelineHoldingLock() {
         if pipeline.leaveIfFree() {
             stateLock.unlock()
-            return
+        } else {
+            drainQueuedWorkAndLeave()
         }
+    }
+
+    /// The applier's loop over queued work, with the state lock held on entry; released on return.
+    /// Not inlined: most dispatches queue nothing, and leave at once.
+    @inlinable @inline(never)
+    func drainQueuedWorkAndLeave() {
         while true {
             switch pipeline.next() {
             case .apply(let work):
