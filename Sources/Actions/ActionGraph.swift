@@ -331,6 +331,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// The attempts of an async node whose action `make` builds from the node's inputs and the
     /// store or scope the graph was dispatched to: once, when the node starts (however many
     /// attempts follow), as a pure call (it is user code).
+    @inline(__always)  // into the node's body: one async frame fewer between the task's loop and `run`
     private static func attempts<A: AsyncAction>(
         _ start: AsyncNodeStart, of make: (NodeInputs, any StoreBackend<State>) -> A
     ) async -> Result<ResponseSlot, any Error> where A.State == State {

@@ -82,16 +82,24 @@ extension GraphRun {
         var next: (node: Int, unit: WorkCounter.Unit?)? = (first, firstUnit)
         while let (node, unit) = next {
             if let unit {
-                next = await WorkCounter.run(unit) { await self.runAsync(node, as: unit) }
+                next = await runCounted(node, as: unit)
             } else {
                 next = await runAsync(node, as: nil)
             }
         }
     }
 
+    /// `runAsync` counted as `unit`: apart from the loop, which runs uncounted nodes (any store but
+    /// a test store's) with no closure and one async frame fewer.
+    @inline(never)
+    private func runCounted(_ node: Int, as unit: WorkCounter.Unit) async -> (node: Int, unit: WorkCounter.Unit?)? {
+        await WorkCounter.run(unit) { await self.runAsync(node, as: unit) }
+    }
+
     /// Runs `node`'s attempts and reports its end; returns an async node that the end released for
     /// this task to run next, with its unit begun (while this node's still counts, so that the
     /// store never looks quiet in between), or `nil` when the task is done.
+    @inline(__always)  // into the task's loop: one async frame fewer between the loop and `run`
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
         // What comes before and after the attempts is in sync functions, never inlined: the task
         // keeps this frame while the node's action runs, and every local of an async function
@@ -126,8 +134,8 @@ extension GraphRun {
 
     /// The attempts of `action`, the action of the async node that `start` starts, with a context
     /// of the store or scope the graph was dispatched to. A node with no timeout, retry policy or
-    /// journal whose action is not keyed (the common case) makes its one attempt here: one async
-    /// call, the action's `run`, and no closure made for it.
+    /// journal whose action is not keyed, in a store that stubs no action (the common case), makes
+    /// its one attempt here: one async call, the action's `run`, and no closure made for it.
     func attempts<A: AsyncAction>(of action: A, _ start: AsyncNodeStart) async -> Result<ResponseSlot, any Error>
     where A.State == State {
         if let operation = operation(of: action, node: start.node) {
@@ -136,9 +144,7 @@ extension GraphRun {
         do {
             try Task.checkCancellation()
             guard startAttempt(start) else { throw CancellationError() }
-            let response = try await performAttempt(
-                of: action, context: ActionContext(backend: backend), interceptor: core.interceptor)
-            return .success(wrapResponse(response))
+            return .success(wrapResponse(try await action.run(ActionContext(backend: backend))))
         } catch {
             return .failure(error)
         }
@@ -146,8 +152,8 @@ extension GraphRun {
 
     /// One attempt of `action` as an operation for `Attempts.run` (journaled when the run is
     /// durable and the node is), for a node whose attempts are keyed (they join a call in flight
-    /// with the same key), timed, retried or journaled; `nil` for the common node, which has none
-    /// of these.
+    /// with the same key), timed, retried, journaled or stubbed (a test store's); `nil` for the
+    /// common node, which has none of these.
     @inline(never)  // see `runAsync`
     private func operation<A: AsyncAction>(
         of action: A, node: Int
@@ -167,7 +173,7 @@ extension GraphRun {
                     task.cancel()
                 }
             }
-        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil {
+        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || core.interceptor != nil {
             operation = { [core] _ in
                 wrapResponse(try await performAttempt(of: action, context: context, interceptor: core.interceptor))
             }
