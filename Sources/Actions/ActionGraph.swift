@@ -141,8 +141,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        addNode(
-            .async({ start in await Self.run(start.run).attempts(of: action, start) }, ActionType(A.self)),
+        let keyedCheck = KeyedActionCheck(A.self)
+        return addNode(
+            .async({ start in await Self.run(start.run).attempts(of: action, start, keyedCheck) }, ActionType(A.self)),
             after: prerequisites)
     }
 
@@ -164,10 +165,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
     {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let keyedCheck = KeyedActionCheck(A.self)
         return endNode(
             .async(
                 { start in
-                    await Self.attempts(start) { inputs, _ in
+                    await Self.attempts(start, keyedCheck) { inputs, _ in
                         var position = 0
                         return make(repeat inputs.next((each R).self, &position))
                     }
@@ -196,10 +198,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
     {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let keyedCheck = KeyedActionCheck(A.self)
         return endNode(
             .async(
                 { start in
-                    await Self.attempts(start) { inputs, backend in
+                    await Self.attempts(start, keyedCheck) { inputs, backend in
                         var position = 0
                         return make(backend.currentState, repeat inputs.next((each R).self, &position))
                     }
@@ -333,11 +336,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// attempts follow), as a pure call (it is user code).
     @inline(__always)  // into the node's body: one async frame fewer between the task's loop and `run`
     private static func attempts<A: AsyncAction>(
-        _ start: AsyncNodeStart, of make: (NodeInputs, any StoreBackend<State>) -> A
+        _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck, of make: (NodeInputs, any StoreBackend<State>) -> A
     ) async -> Result<ResponseSlot, any Error> where A.State == State {
         let run = run(start.run)
         let action = PureCall.run(.makeClosure) { make(run.inputs(of: start.node), run.backend) }
-        return await run.attempts(of: action, start)
+        return await run.attempts(of: action, start, keyedCheck)
     }
 
     /// The prerequisites of node `index`.

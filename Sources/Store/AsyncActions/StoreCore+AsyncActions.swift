@@ -9,7 +9,7 @@ extension StoreCore {
             onEnd?()
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
-        if let keyed = action as? any KeyedAsyncAction {
+        if let keyed = KeyedActionCheck(A.self).keyed(action) {
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             return dispatchShared(action, key: key, context: context)
         }

@@ -136,9 +136,10 @@ extension GraphRun {
     /// of the store or scope the graph was dispatched to. A node with no timeout, retry policy or
     /// journal whose action is not keyed, in a store that stubs no action (the common case), makes
     /// its one attempt here: one async call, the action's `run`, and no closure made for it.
-    func attempts<A: AsyncAction>(of action: A, _ start: AsyncNodeStart) async -> Result<ResponseSlot, any Error>
-    where A.State == State {
-        if let operation = operation(of: action, node: start.node) {
+    func attempts<A: AsyncAction>(
+        of action: A, _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck
+    ) async -> Result<ResponseSlot, any Error> where A.State == State {
+        if let operation = operation(of: action, node: start.node, keyedCheck) {
             return await attempts(of: operation, start)
         }
         do {
@@ -156,13 +157,13 @@ extension GraphRun {
     /// common node, which has none of these.
     @inline(never)  // see `runAsync`
     private func operation<A: AsyncAction>(
-        of action: A, node: Int
+        of action: A, node: Int, _ keyedCheck: KeyedActionCheck
     ) -> (@Sendable (Int) async throws -> ResponseSlot)? where A.State == State {
         let settings = storage.settings[node]
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
         let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
         let operation: @Sendable (Int) async throws -> ResponseSlot
-        if let keyed = action as? any KeyedAsyncAction {
+        if let keyed = keyedCheck.keyed(action) {
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             operation = { [backend] _ in
