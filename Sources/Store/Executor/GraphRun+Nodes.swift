@@ -160,10 +160,13 @@ extension GraphRun {
         of action: A, node: Int, _ keyedCheck: KeyedActionCheck
     ) -> (@Sendable (Int) async throws -> ResponseSlot)? where A.State == State {
         let settings = storage.settings[node]
+        let keyed = keyedCheck.keyed(action)
+        // The common node (no settings, not keyed, not stubbed) builds nothing here.
+        guard keyed != nil || settings != nil || core.interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
         let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
         let operation: @Sendable (Int) async throws -> ResponseSlot
-        if let keyed = keyedCheck.keyed(action) {
+        if let keyed {
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             operation = { [backend] _ in
