@@ -135,7 +135,8 @@ extension GraphRun {
     /// The attempts of `action`, the action of the async node that `start` starts, with a context
     /// of the store or scope the graph was dispatched to. A node with no timeout, retry policy or
     /// journal whose action is not keyed, in a store that stubs no action (the common case), makes
-    /// its one attempt here: one async call, the action's `run`, and no closure made for it.
+    /// its one attempt here, as `Attempts.run` makes an attempt with no timeout or retry: one async
+    /// call, the action's `run`, and no closure made for it.
     func attempts<A: AsyncAction>(
         of action: A, _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck
     ) async -> Result<ResponseSlot, any Error> where A.State == State {
