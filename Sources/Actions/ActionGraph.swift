@@ -119,9 +119,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
         return endNode(
             .makeAction(
-                { inputs, backend in
+                { inputs, run in
                     var position = 0
-                    return make(Self.backend(backend).currentState, repeat inputs.next((each R).self, &position))
+                    return make(Self.run(run).backend.currentState, repeat inputs.next((each R).self, &position))
                 },
                 ActionType(A.self)))
     }
@@ -141,10 +141,9 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        addNode(
-            .async(
-                { inputs, backend in Self.backend(backend).nodeWork(action, key: inputs.idempotencyKey) },
-                ActionType(A.self)),
+        let keyedCheck = KeyedActionCheck(A.self)
+        return addNode(
+            .async({ start in await Self.run(start.run).attempts(of: action, start, keyedCheck) }, ActionType(A.self)),
             after: prerequisites)
     }
 
@@ -166,12 +165,14 @@ public struct ActionGraph<State: Sendable>: Sendable {
     {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let keyedCheck = KeyedActionCheck(A.self)
         return endNode(
             .async(
-                { inputs, backend in
-                    var position = 0
-                    return Self.backend(backend).nodeWork(
-                        make(repeat inputs.next((each R).self, &position)), key: inputs.idempotencyKey)
+                { start in
+                    await Self.attempts(start, keyedCheck) { inputs, _ in
+                        var position = 0
+                        return make(repeat inputs.next((each R).self, &position))
+                    }
                 }, ActionType(A.self)))
     }
 
@@ -197,14 +198,14 @@ public struct ActionGraph<State: Sendable>: Sendable {
     {
         let index = beginNode()
         for node in repeat each prerequisites { addPrerequisite(graph: node.graph, index: node.index, to: index) }
+        let keyedCheck = KeyedActionCheck(A.self)
         return endNode(
             .async(
-                { inputs, backend in
-                    let backend = Self.backend(backend)
-                    var position = 0
-                    return backend.nodeWork(
-                        make(backend.currentState, repeat inputs.next((each R).self, &position)),
-                        key: inputs.idempotencyKey)
+                { start in
+                    await Self.attempts(start, keyedCheck) { inputs, backend in
+                        var position = 0
+                        return make(backend.currentState, repeat inputs.next((each R).self, &position))
+                    }
                 }, ActionType(A.self)))
     }
 
@@ -321,14 +322,25 @@ public struct ActionGraph<State: Sendable>: Sendable {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 
-    /// The store or scope the graph was dispatched to, from what a run hands a node's body: the run
-    /// itself. (A cast to the run's class is a cheap check; a cast to `any StoreBackend<State>`
-    /// would look up a conformance on every node.)
-    private static func backend(_ run: AnyObject) -> any StoreBackend<State> {
+    /// The run, from what it hands a node's body. (A cast to the run's class is a cheap check; a
+    /// cast to `any StoreBackend<State>` would look up a conformance on every node.)
+    private static func run(_ run: AnyObject) -> GraphRun<State> {
         guard let run = run as? GraphRun<State> else {
             preconditionFailure("OresRedux: a graph of \(State.self) ran in a run of another state type")
         }
-        return run.backend
+        return run
+    }
+
+    /// The attempts of an async node whose action `make` builds from the node's inputs and the
+    /// store or scope the graph was dispatched to: once, when the node starts (however many
+    /// attempts follow), as a pure call (it is user code).
+    @inline(__always)  // into the node's body: one async frame fewer between the task's loop and `run`
+    private static func attempts<A: AsyncAction>(
+        _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck, of make: (NodeInputs, any StoreBackend<State>) -> A
+    ) async -> Result<ResponseSlot, any Error> where A.State == State {
+        let run = run(start.run)
+        let action = PureCall.run(.makeClosure) { make(run.inputs(of: start.node), run.backend) }
+        return await run.attempts(of: action, start, keyedCheck)
     }
 
     /// The prerequisites of node `index`.

@@ -149,9 +149,9 @@ enum NodeBody: Sendable {
     /// A sync action built when the node starts, from the prerequisites' responses (and, for a
     /// state-built node, the state: the closure casts the run back, as async bodies do).
     case makeAction(@Sendable (NodeInputs, AnyObject) -> any Action, ActionType)
-    /// An async action, built from the prerequisites' responses when the node starts, bound to the
-    /// store that runs it.
-    case async(@Sendable (NodeInputs, AnyObject) -> AsyncNodeWork, ActionType)
+    /// An async action, built from the prerequisites' responses when the node starts, and its
+    /// attempts in the store that runs it.
+    case async(AsyncNodeBody, ActionType)
     /// A wait on the store's clock.
     case delay(Duration)
     /// A wait on work that is already running in the store.
@@ -197,8 +197,6 @@ struct NodeInputs: Sendable {
     let prerequisites: ArraySlice<Int>
     /// The state of the run the node belongs to, which holds their responses.
     let run: LockedValue<RunLockedState>
-    /// The key the node's attempts carry in a durable run; `nil` otherwise.
-    var idempotencyKey: IdempotencyKey? = nil
 
     /// The response at `position`, as `type`; moves `position` to the next one.
     func next<R: Sendable>(_ type: R.Type, _ position: inout Int) -> R {

@@ -48,6 +48,30 @@ extension CoreStore {
             }
         }
 
+        /// Not keyed itself, but its subclass is: a node or a dispatch typed as this class shares
+        /// the calls of its keyed values.
+        // Why this is safe to share: every stored property is a `let` of a `Sendable` type.
+        class PlainFetch: AsyncAction, @unchecked Sendable {
+            let id: Int
+            let answer: String
+            let server: Server
+
+            init(id: Int, answer: String, server: Server) {
+                self.id = id
+                self.answer = answer
+                self.server = server
+            }
+
+            func run(_ context: ActionContext<Int>) async throws -> String {
+                try await server.call(answer)
+            }
+        }
+
+        // Why this is safe to share: it adds no stored property to `PlainFetch`.
+        final class KeyedFetch: PlainFetch, KeyedAsyncAction, @unchecked Sendable {
+            var key: Int { id }
+        }
+
         static func store() -> Store<Int> {
             Store(initialState: 0, reducer: CoreStore.counterReducer())
         }
@@ -63,6 +87,23 @@ extension CoreStore {
 
             #expect(try await first.value == "first")
             #expect(try await second.value == "first")  // the joined call's answer, not its own
+            #expect(server.callCount == 1)
+            withExtendedLifetime(store) {}
+        }
+
+        @Test func aKeyedSubclassValueSharesItsCallWhenTypedAsItsPlainBaseClass() async throws {
+            let store = Self.store()
+            let server = Server()
+            var graph = ActionGraph<Int>()
+            let node = graph.run(KeyedFetch(id: 1, answer: "node", server: server) as PlainFetch)
+            let run = store.dispatch(graph)
+            try await server.started.wait()
+
+            let joined = store.dispatch(KeyedFetch(id: 1, answer: "dispatch", server: server) as PlainFetch)
+            server.release.open()
+
+            #expect(try await run.value(of: node) == "node")
+            #expect(try await joined.value == "node")  // it joined the node's call
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }

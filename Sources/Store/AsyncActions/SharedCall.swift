@@ -84,6 +84,29 @@ struct SharedCallKey: Hashable, @unchecked Sendable {
     let key: AnyHashable
 }
 
+/// Whether an action type's dispatches share calls (``KeyedAsyncAction``), decided from the type
+/// where it is known: a graph node's when the graph is built, a dispatch's at once. Asking the type
+/// costs less than casting each value; only a class that is not keyed itself must have its values
+/// cast, since a subclass of it may be keyed.
+enum KeyedActionCheck: Sendable {
+    case never, always, perValue
+
+    init<A: AsyncAction>(_ type: A.Type) {
+        if type is any KeyedAsyncAction.Type {
+            self = .always
+        } else if type is AnyObject.Type {
+            self = .perValue  // a subclass may be keyed
+        } else {
+            self = .never
+        }
+    }
+
+    /// `action` as a keyed action, when it is one.
+    func keyed<A: AsyncAction>(_ action: A) -> (any KeyedAsyncAction)? {
+        self == .never ? nil : action as? any KeyedAsyncAction
+    }
+}
+
 /// A shared call as the store's registry holds it, whatever its response type: closing the store
 /// cancels it.
 protocol CancellableWork: AnyObject, Sendable {

@@ -9,7 +9,7 @@ extension StoreCore {
             onEnd?()
             return ActionTask(.failed(StoreError.dispatchedFromReducer))
         }
-        if let keyed = action as? any KeyedAsyncAction {
+        if let keyed = KeyedActionCheck(A.self).keyed(action) {
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             return dispatchShared(action, key: key, context: context)
         }
@@ -118,11 +118,22 @@ extension StoreCore {
 
     // MARK: Every call of an async action's `run`
 
+    var interceptor: (any AsyncActionInterceptor)? { options.interceptor }
+
     /// Runs one attempt of `action`: its own `run`, or the test store's stub.
     func perform<A: AsyncAction>(_ action: A, context: ActionContext<A.State>) async throws -> A.Response {
-        if let interceptor = options.interceptor {
-            return try await interceptor.perform(action, context: context)
-        }
-        return try await action.run(context)
+        try await performAttempt(of: action, context: context, interceptor: options.interceptor)
     }
+}
+
+/// Runs one attempt of `action`: its own `run`, or, in a test store, its `interceptor`'s stub.
+/// Always inlined: the task keeps a frame for every async call between its loop and `run`.
+@inline(__always)
+func performAttempt<A: AsyncAction>(
+    of action: A, context: ActionContext<A.State>, interceptor: (any AsyncActionInterceptor)?
+) async throws -> A.Response {
+    if let interceptor {
+        return try await interceptor.perform(action, context: context)
+    }
+    return try await action.run(context)
 }

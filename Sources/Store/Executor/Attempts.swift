@@ -1,24 +1,15 @@
-/// The work of one async node: an action bound to its store, ready to be attempted.
-struct AsyncNodeWork: Sendable {
-    /// One attempt, given its number (which only a journaled node's journal reads).
-    let attempt: @Sendable (Int) async throws -> ResponseSlot
+/// An async node's body: builds the node's action once, when the node starts, and runs its
+/// attempts (see `GraphRun.attempts(of:_:)`).
+typealias AsyncNodeBody = @Sendable (AsyncNodeStart) async -> Result<ResponseSlot, any Error>
 
-    init<A: AsyncAction, Host: Sendable>(_ action: A, host core: StoreCore<Host>, context: ActionContext<A.State>) {
-        if let keyed = action as? any KeyedAsyncAction {
-            // Join a call in flight with the same key instead of calling `run` again.
-            let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
-            attempt = { _ in
-                let task = core.dispatchShared(action, key: key, context: context)
-                return try await withTaskCancellationHandler {
-                    wrapResponse(try await task.value)
-                } onCancel: {
-                    task.cancel()
-                }
-            }
-        } else {
-            attempt = { _ in wrapResponse(try await core.perform(action, context: context)) }
-        }
-    }
+/// What an async node's body is given when its node starts. Three words: the task keeps the
+/// frames that hold it while the node's action runs.
+struct AsyncNodeStart: Sendable {
+    /// The node's run: a `GraphRun`, which the body, made where the state type is known, casts back.
+    let run: any AnyObject & Sendable
+    let node: Int
+    /// Whether the run is observed (its attempts' events show the time each one starts).
+    let isObserved: Bool
 }
 
 /// What numbers a node's attempts and keeps its retry budget: its run's machine (see
@@ -63,43 +54,6 @@ struct AttemptPlan<Value: Sendable, Budget: AttemptBudget> {
             return nil
         }
         return retry.backoff.delay(beforeRetry: inLaunch)
-    }
-}
-
-extension AttemptPlan where Value == ResponseSlot, Budget == RunAttempts {
-    /// The attempts of the async, delay or join node `node` of `storage`: its work (bound to
-    /// `host`, the store, through `run`, which a node's closure casts back to its `GraphRun`),
-    /// journaled when the run is durable and the node is; its timeout and retry policy.
-    init(
-        node: Int, of storage: GraphStorage, inputs: NodeInputs, run: AnyObject, host: any RunHost,
-        clock: any Clock<Duration>, journal: DurableRunJournal?, budget: RunAttempts
-    ) {
-        let operation: @Sendable (Int) async throws -> ResponseSlot
-        switch storage.bodies[node] {
-        case .async(let bind, _):
-            if let journal, let codec = storage.settings[node]?.durable {
-                var inputs = inputs
-                inputs.idempotencyKey = journal.key(of: node)
-                let attempt = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
-                operation = journal.journaled(attempt, node: node, codec: codec)
-            } else {
-                operation = PureCall.run(.makeClosure) { bind(inputs, run) }.attempt
-            }
-        case .delay(let duration):
-            operation = { _ in
-                try await clock.sleep(for: duration)
-                return nil
-            }
-        case .join(let wait, _):
-            // The host store, not the run: a join that never ends must not keep its run alive.
-            operation = { _ in try await Attempts.untilCancelled { try await wait(host) } }
-        case .action, .makeAction:
-            preconditionFailure("OresRedux: node #\(node) is not an async node")
-        }
-        let settings = storage.settings[node]
-        self.init(
-            operation: operation, budget: budget, timeout: settings?.timeout,
-            retry: settings?.retry)
     }
 }
 

@@ -81,39 +81,154 @@ extension GraphRun {
     private func runAsyncNodes(from first: Int, as firstUnit: WorkCounter.Unit?) async {
         var next: (node: Int, unit: WorkCounter.Unit?)? = (first, firstUnit)
         while let (node, unit) = next {
-            next = await WorkCounter.run(unit) { await self.runAsync(node, as: unit) }
+            if let unit {
+                next = await runCounted(node, as: unit)
+            } else {
+                next = await runAsync(node, as: nil)
+            }
         }
+    }
+
+    /// `runAsync` counted as `unit`: apart from the loop, which runs uncounted nodes (any store but
+    /// a test store's) with no closure and one async frame fewer.
+    @inline(never)
+    private func runCounted(_ node: Int, as unit: WorkCounter.Unit) async -> (node: Int, unit: WorkCounter.Unit?)? {
+        await WorkCounter.run(unit) { await self.runAsync(node, as: unit) }
     }
 
     /// Runs `node`'s attempts and reports its end; returns an async node that the end released for
     /// this task to run next, with its unit begun (while this node's still counts, so that the
     /// store never looks quiet in between), or `nil` when the task is done.
+    @inline(__always)  // into the task's loop: one async frame fewer between the loop and `run`
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
         // What comes before and after the attempts is in sync functions, never inlined: the task
         // keeps this frame while the node's action runs, and every local of an async function
         // (an inlined function's included) takes room in it.
-        guard let isObserved = isObservedIfItMayRun(node) else { return nil }
-        let plan = attemptPlan(of: node, isObserved: isObserved)
+        guard let (body, start) = startIfItMayRun(node) else { return nil }
         unit?.note("started its attempts")
-        let result = await Attempts.run(plan, clock: clock)
+        let result: Result<ResponseSlot, any Error>
+        if let body {
+            result = await body(start)
+        } else {
+            result = await waitAttempts(node, isObserved: start.isObserved)
+        }
         unit?.note("ended its attempts")
         return asyncFinished(node, result)
     }
 
-    /// Whether the run is observed, read in the same look as whether `node` may still run; `nil`
-    /// when it may not (the run was cancelled).
+    /// An async node's body (`nil` for a delay or a join) and what it is given, or `nil` when the
+    /// node may no longer run (the run was cancelled).
     @inline(never)  // see `runAsync`
-    private func isObservedIfItMayRun(_ node: Int) -> Bool? {
-        state.withLock { state in state.machine.mayRun(node) ? state.machine.isObserved : nil }
+    private func startIfItMayRun(_ node: Int) -> (body: AsyncNodeBody?, start: AsyncNodeStart)? {
+        guard let isObserved = state.withLock({ $0.machine.mayRun(node) ? $0.machine.isObserved : nil }) else {
+            return nil
+        }
+        let body: AsyncNodeBody? = if case .async(let body, _) = storage.bodies[node] { body } else { nil }
+        return (body, AsyncNodeStart(run: self, node: node, isObserved: isObserved))
     }
 
-    /// `node`'s attempts; an observed run's read the time each attempt starts.
+    /// The responses of `node`'s prerequisites, for its `make` closure.
+    func inputs(of node: Int) -> NodeInputs {
+        NodeInputs(prerequisites: storage.prerequisites(of: node), run: state)
+    }
+
+    /// The attempts of `action`, the action of the async node that `start` starts, with a context
+    /// of the store or scope the graph was dispatched to. A node with no timeout, retry policy or
+    /// journal whose action is not keyed, in a store that stubs no action (the common case), makes
+    /// its one attempt here, as `Attempts.run` makes an attempt with no timeout or retry: one async
+    /// call, the action's `run`, and no closure made for it.
+    func attempts<A: AsyncAction>(
+        of action: A, _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck
+    ) async -> Result<ResponseSlot, any Error> where A.State == State {
+        if let operation = operation(of: action, node: start.node, keyedCheck) {
+            return await attempts(of: operation, start)
+        }
+        do {
+            try Task.checkCancellation()
+            guard startAttempt(start) else { throw CancellationError() }
+            return .success(wrapResponse(try await action.run(ActionContext(backend: backend))))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One attempt of `action` as an operation for `Attempts.run` (journaled when the run is
+    /// durable and the node is), for a node whose attempts are keyed (they join a call in flight
+    /// with the same key), timed, retried, journaled or stubbed (a test store's); `nil` for the
+    /// common node, which has none of these.
     @inline(never)  // see `runAsync`
-    private func attemptPlan(of node: Int, isObserved: Bool) -> AttemptPlan<ResponseSlot, RunAttempts> {
-        let inputs = NodeInputs(prerequisites: storage.prerequisites(of: node), run: state)
-        return AttemptPlan(
-            node: node, of: storage, inputs: inputs, run: self, host: core, clock: clock, journal: journal,
-            budget: RunAttempts(state: state, node: node, host: core, sinceCreation: isObserved ? sinceCreation : nil))
+    private func operation<A: AsyncAction>(
+        of action: A, node: Int, _ keyedCheck: KeyedActionCheck
+    ) -> (@Sendable (Int) async throws -> ResponseSlot)? where A.State == State {
+        let settings = storage.settings[node]
+        let keyed = keyedCheck.keyed(action)
+        // The common node (no settings, not keyed, not stubbed) builds nothing here.
+        guard keyed != nil || settings != nil || core.interceptor != nil else { return nil }
+        let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
+        let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
+        let operation: @Sendable (Int) async throws -> ResponseSlot
+        if let keyed {
+            // Join a call in flight with the same key instead of calling `run` again.
+            let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
+            operation = { [backend] _ in
+                let task = backend.dispatchShared(action, key: key, context: context)
+                return try await withTaskCancellationHandler {
+                    wrapResponse(try await task.value)
+                } onCancel: {
+                    task.cancel()
+                }
+            }
+        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || core.interceptor != nil {
+            operation = { [core] _ in
+                wrapResponse(try await performAttempt(of: action, context: context, interceptor: core.interceptor))
+            }
+        } else {
+            return nil
+        }
+        guard let (journal, codec) = journal else { return operation }
+        return journal.journaled(operation, node: node, codec: codec)
+    }
+
+    /// Right before the one attempt of a common node: whether it may start (the run was not cancelled).
+    @inline(never)  // see `runAsync`
+    private func startAttempt(_ start: AsyncNodeStart) -> Bool {
+        budget(start.node, isObserved: start.isObserved).startAttempt() != nil
+    }
+
+    private func budget(_ node: Int, isObserved: Bool) -> RunAttempts {
+        RunAttempts(state: state, node: node, host: core, sinceCreation: isObserved ? sinceCreation : nil)
+    }
+
+    /// The attempts of `operation`, node `start.node`'s, each within the node's timeout, retried by
+    /// its policy.
+    @inline(never)  // see `runAsync`
+    private func attempts(
+        of operation: @escaping @Sendable (Int) async throws -> ResponseSlot, _ start: AsyncNodeStart
+    ) async -> Result<ResponseSlot, any Error> {
+        let settings = storage.settings[start.node]
+        let plan = AttemptPlan(
+            operation: operation, budget: budget(start.node, isObserved: start.isObserved),
+            timeout: settings?.timeout, retry: settings?.retry)
+        return await Attempts.run(plan, clock: clock)
+    }
+
+    /// The attempts of the delay or join `node`.
+    @inline(never)  // see `runAsync`
+    private func waitAttempts(_ node: Int, isObserved: Bool) async -> Result<ResponseSlot, any Error> {
+        let operation: @Sendable (Int) async throws -> ResponseSlot
+        switch storage.bodies[node] {
+        case .delay(let duration):
+            operation = { [clock] _ in
+                try await clock.sleep(for: duration)
+                return nil
+            }
+        case .join(let wait, _):
+            // The host store, not the run: a join that never ends must not keep its run alive.
+            operation = { [core] _ in try await Attempts.untilCancelled { try await wait(core) } }
+        case .action, .makeAction, .async:
+            preconditionFailure("OresRedux: node #\(node) is not a delay or a join")
+        }
+        return await attempts(of: operation, AsyncNodeStart(run: self, node: node, isObserved: isObserved))
     }
 
     /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task,

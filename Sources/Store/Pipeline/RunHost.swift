@@ -2,6 +2,8 @@
 /// its graph: a scoped store's runs go through its root store's pipeline.
 protocol RunHost: AnyObject, Sendable {
     var options: StoreOptions { get }
+    /// What runs async actions in place of the store (a test store's stubs); `nil` for most stores.
+    var interceptor: (any AsyncActionInterceptor)? { get }
     /// Time since the store was created, on its clock.
     var sinceCreation: @Sendable () -> Duration { get }
     /// Taken once by `GraphRun.cancel()` as a barrier (see there).

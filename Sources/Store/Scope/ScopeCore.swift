@@ -52,8 +52,10 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         root.cancelWork(id: id)
     }
 
-    func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == Child {
-        AsyncNodeWork(action, host: root, context: ActionContext(backend: self, idempotencyKey: key))
+    func dispatchShared<A: AsyncAction>(
+        _ action: A, key: SharedCallKey, context: ActionContext<A.State>
+    ) -> ActionTask<A.Response> where A.State == Child {
+        root.dispatchShared(action, key: key, context: context)
     }
 
     func subscribe(receive: @escaping @Sendable (Child) -> Void, onStoreClosed: (@Sendable () -> Void)?)

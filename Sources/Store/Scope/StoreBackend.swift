@@ -26,9 +26,11 @@ protocol StoreBackend<State>: AnyObject, Sendable {
         _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
     ) -> ActionTask<A.Response> where A.State == State
     func cancelWork(id: WorkID)
-    /// The attempts of an async graph node running `action`, whose context carries `key` (in a
-    /// durable run).
-    func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State
+    /// Joins the call of a ``KeyedAsyncAction`` in flight under `key`, or starts it (an async graph
+    /// node's attempt: its context is the node's).
+    func dispatchShared<A: AsyncAction>(
+        _ action: A, key: SharedCallKey, context: ActionContext<A.State>
+    ) -> ActionTask<A.Response> where A.State == State
     func subscribe(receive: @escaping @Sendable (State) -> Void, onStoreClosed: (@Sendable () -> Void)?)
         -> Subscription
     /// A backend on a part of this one's state.
@@ -64,10 +66,6 @@ extension StoreCore: RunHost, StoreBackend {
         _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
     ) -> ActionTask<A.Response> where A.State == State {
         startAsync(action, context: ActionContext(core: self, gate: gate), onEnd: onEnd)
-    }
-
-    func nodeWork<A: AsyncAction>(_ action: A, key: IdempotencyKey?) -> AsyncNodeWork where A.State == State {
-        AsyncNodeWork(action, host: self, context: ActionContext(backend: self, idempotencyKey: key))
     }
 
     func scope<Child: Sendable>(_ path: WritableKeyPath<State, Child> & Sendable) -> any StoreBackend<Child> {
