@@ -67,6 +67,12 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         self.finishedAt = finishedAt
     }
 
+    /// The report of a run born finished (a graph with no nodes that nobody watched): finished at
+    /// its start.
+    init(bornFinished shape: GraphShape) {
+        self.init(shape: shape, nodes: [], errors: [:], retriedAttempts: [:], finishedAt: .zero)
+    }
+
     /// The first node's index, 0.
     public var startIndex: Int { 0 }
     /// The number of nodes.

@@ -119,6 +119,18 @@ struct RunLockedState {
     }
 }
 
+extension RunLockedState {
+    /// The state of a run of the graph whose nodes `graph` holds, created at `createdAt`; a durable
+    /// run's `journal` observes it.
+    // In an extension, to build the state with the memberwise initializer: one written field by
+    // field builds it aside, then copies it out and destroys the first.
+    init(graph: GraphStorage, counter: WorkCounter?, createdAt: Duration, journal: DurableRunJournal?) {
+        self.init(
+            machine: RunStateMachine(graph: graph), counter: counter, createdAt: createdAt,
+            observers: journal.map { [$0] } ?? [])
+    }
+}
+
 /// An event's steps, with the tasks and continuations they name, taken out under the run's lock.
 struct StepsToPerform {
     /// The tasks of ``RunStep/cancelTasks``.

@@ -2,8 +2,6 @@
 /// its graph: a scoped store's runs go through its root store's pipeline.
 protocol RunHost: AnyObject, Sendable {
     var options: StoreOptions { get }
-    /// Time since the store was created, on its clock.
-    var sinceCreation: @Sendable () -> Duration { get }
     /// Taken once by `GraphRun.cancel()` as a barrier (see there).
     var stateLock: Lock { get }
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64?
@@ -30,6 +28,16 @@ protocol RunHost: AnyObject, Sendable {
     var isInsidePipeline: Bool { get }
     /// Asks `run`, when this thread leaves the pipeline, for the waiters it holds until then.
     func resumeAtPipelineExit(_ run: any PipelineRun)
+}
+
+/// What a run reads of its store's time and work when it is created, handed over by the store
+/// (through `RunHost` it would copy the store's whole options).
+struct RunTime {
+    let clock: any Clock<Duration>
+    /// Time since the store was created, on `clock`.
+    let sinceCreation: @Sendable () -> Duration
+    /// The store's count of its work, when it keeps one (a test store's).
+    let workCounter: WorkCounter?
 }
 
 /// A run waiting in a store's pipeline for its turn to apply its ready sync nodes.
