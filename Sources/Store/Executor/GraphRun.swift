@@ -32,11 +32,13 @@ public final class GraphRun<State: Sendable>: Sendable {
     private let locked: LockedValue<RunLockedState>?
     /// The lock and machine of a run that has them: the only runs with nodes, owner, journal or events.
     var state: LockedValue<RunLockedState> { locked! }
-    /// The store's clock, time since creation and count of its work (a test store's), handed over
-    /// by the store; when the run was created.
-    let clock: any Clock<Duration>
+    /// The store's clock, time since creation and count of its work (a test store's); when the run
+    /// was created.
+    private let time: RunTime
+    var clock: any Clock<Duration> { time.clock }
+    /// Read at every event: held here, not called through `time`, which would retain it per call.
     let sinceCreation: @Sendable () -> Duration
-    let workCounter: WorkCounter?
+    var workCounter: WorkCounter? { time.workCounter }
     private let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?
@@ -50,14 +52,14 @@ public final class GraphRun<State: Sendable>: Sendable {
     ) {
         (self.core, self.backend, self.journal, self.ownerName) = (core, backend, journal, owner)
         self.storage = copy storage  // borrowed: an owned one is copied as the caller's generic graph
-        (clock, sinceCreation, workCounter) = (time.clock, time.sinceCreation, time.workCounter)
+        (self.time, sinceCreation) = (time, time.sinceCreation)
         guard !bornFinished else {
             (createdAt, locked) = (.zero, nil)
             return
         }
-        createdAt = sinceCreation()
+        createdAt = time.sinceCreation()
         locked = LockedValue(
-            RunLockedState(graph: self.storage, counter: workCounter, createdAt: createdAt, journal: journal))
+            RunLockedState(graph: self.storage, counter: time.workCounter, createdAt: createdAt, journal: journal))
     }
 
     /// Reads the machine under the run's lock; a run born finished answers `bornFinished`.
@@ -202,7 +204,7 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
-        read(bornFinished: GraphReport(bornFinished: GraphShape(storage))) {
+        read(bornFinished: .bornFinished) {
             $0.machine.report(shape: GraphShape(storage))
         }
     }

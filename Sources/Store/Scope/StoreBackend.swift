@@ -103,11 +103,6 @@ extension StoreCore {
         return run
     }
 
-    /// What a run reads of this store's time and work, handed over when it is created.
-    var runTime: RunTime {
-        RunTime(clock: options.clock, sinceCreation: sinceCreation, workCounter: options.workCounter)
-    }
-
     /// Adopts `run` as `owner`'s work before it starts; when the owner refuses it, reports why and
     /// cancels the run (true).
     func refusesForOwner<S: Sendable>(_ run: GraphRun<S>, _ owner: OwnerCore?) -> Bool {
