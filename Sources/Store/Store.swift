@@ -74,10 +74,11 @@ public final class Store<State: Sendable>: Sendable {
     /// Starts running a graph and returns the run (see `ActionDispatcher`'s `dispatch(_:)` for
     /// graphs: the same call, through the dispatcher's target).
     // Declared on the store so that a run starts in the store's core, without the dispatcher's
-    // target and backend between them.
+    // target and backend between them. The core makes itself the backend: here, unspecialized,
+    // that would look up `StoreCore<State>`'s metadata on every dispatch.
     @discardableResult
     public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        core.startGraph(graph, backend: core)
+        core.dispatchGraph(graph, owner: nil)
     }
 
     /// Calls `observer` at once with the current state, then after every committed action.

@@ -40,9 +40,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline let pureCalls = PureCall.Slot()
     @usableFromInline let middleware: [Middleware<State>]
     let options: StoreOptions
-    /// Time since the store was created, on its clock: what runs measure their times against, so
-    /// that a run reads the clock without a stopwatch of its own.
-    let sinceCreation: @Sendable () -> Duration
+    /// The clock, time since creation and count of work that every run reads: one object, so
+    /// that a run takes them with one reference.
+    let runTime: RunTime
     /// The work dispatched with an id (take-latest, debounce, throttle).
     let latest: LatestWork
     /// Event observers, and the queue that delivers events to them (see `StoreEvent`).
@@ -63,7 +63,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.reducer = reducer
         self.middleware = middleware
         self.options = options
-        self.sinceCreation = stopwatch(on: options.clock)
+        self.runTime = RunTime(clock: options.clock, workCounter: options.workCounter)
         self.latest = LatestWork(clock: options.clock)
         self.events = EventHub(permanent: options.onEvent)
         self.durableMarks = DurableMarksTable(options.durableMarks)

@@ -67,6 +67,11 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         self.finishedAt = finishedAt
     }
 
+    /// The report of a run born finished (a graph with no nodes that nobody watched): no nodes,
+    /// finished at its start. The same for every such run.
+    static let bornFinished = GraphReport(
+        shape: .noNodes, nodes: [], errors: [:], retriedAttempts: [:], finishedAt: .zero)
+
     /// The first node's index, 0.
     public var startIndex: Int { 0 }
     /// The number of nodes.
@@ -168,7 +173,9 @@ extension String {
 /// the graph's storage (copy on write), which is not generic, so a report neither copies the graph
 /// nor wraps it in closures.
 struct GraphShape: Sendable {
-    private let storage: GraphStorage
+    /// `nil` for the shape of no nodes, which has no index to read (a run born finished's report
+    /// shares nothing).
+    private let storage: GraphStorage?
 
     init<State>(_ graph: ActionGraph<State>) {
         storage = graph.storage
@@ -178,11 +185,24 @@ struct GraphShape: Sendable {
         self.storage = storage
     }
 
-    func label(_ index: Int) -> String { storage.label(of: index) }
+    /// The shape of a graph with no nodes.
+    static let noNodes = GraphShape(storage: nil)
+
+    private init(storage: GraphStorage?) {
+        self.storage = storage
+    }
+
+    /// The graph's storage, for an `index` of one of its nodes.
+    private func nodes(_ index: Int) -> GraphStorage {
+        guard let storage else { preconditionFailure("OresRedux: node #\(index) of a graph with no nodes") }
+        return storage
+    }
+
+    func label(_ index: Int) -> String { nodes(index).label(of: index) }
     /// The node's action type name, whatever its label (what a generated test stubs).
-    func typeName(_ index: Int) -> String { storage.bodies[index].defaultLabel }
-    func kind(_ index: Int) -> NodeKind { storage.bodies[index].kind }
-    func prerequisites(_ index: Int) -> [Int] { Array(storage.prerequisites(of: index)) }
+    func typeName(_ index: Int) -> String { nodes(index).bodies[index].defaultLabel }
+    func kind(_ index: Int) -> NodeKind { nodes(index).bodies[index].kind }
+    func prerequisites(_ index: Int) -> [Int] { Array(nodes(index).prerequisites(of: index)) }
 }
 
 /// Time since now on `clock`, as a closure that reads it: the one clock a run's report and its

@@ -27,45 +27,45 @@ public final class GraphRun<State: Sendable>: Sendable {
     let storage: GraphStorage
     /// The graph the run executes, wrapped again for the test store's messages.
     package var graph: ActionGraph<State> { ActionGraph(storage: storage) }
-    let state: LockedValue<RunLockedState>
-    /// The store's clock, time since creation and count of its work (a test store's), read once per
-    /// run; when the run was created.
-    let clock: any Clock<Duration>
+    /// The run's machine behind its lock; `nil` for a run born finished (a graph with no nodes that
+    /// nobody watches): it has no machine, registration, task or waiter, and `read` answers for it.
+    private let locked: LockedValue<RunLockedState>?
+    /// The lock and machine of a run that has them: the only runs with nodes, owner, journal or events.
+    var state: LockedValue<RunLockedState> { locked! }
+    /// The store's clock, time since creation and count of its work (a test store's); when the run
+    /// was created.
+    private let time: RunTime
+    var clock: any Clock<Duration> { time.clock }
+    /// Read at every event: held here, not called through `time`, which would retain it per call.
     let sinceCreation: @Sendable () -> Duration
-    let workCounter: WorkCounter?
+    var workCounter: WorkCounter? { time.workCounter }
     private let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?
-    /// What a durable run's earlier launches did, for the machine's start.
-    private let earlier: EarlierLaunches
     let ownerName: String?  // the name of the owner the run was dispatched under, for its events
 
-    /// Runs the graph whose nodes `storage` holds (an `ActionGraph<State>`'s).
+    /// Runs the graph whose nodes `storage` holds (an `ActionGraph<State>`'s), on the store's `time`;
+    /// `bornFinished` (a graph with no nodes that nobody watches) makes a run that needs no start.
     init(
-        host core: any RunHost, backend: any StoreBackend<State>, storage: GraphStorage,
-        durable journal: DurableRunJournal? = nil, owner: String? = nil
+        host core: any RunHost, backend: any StoreBackend<State>, storage: borrowing GraphStorage, time: RunTime,
+        durable journal: DurableRunJournal? = nil, owner: String? = nil, bornFinished: Bool = false
     ) {
-        self.ownerName = owner
-        self.core = core
-        self.backend = backend
-        self.storage = storage
-        self.journal = journal
-        self.earlier = journal?.earlierLaunches ?? EarlierLaunches()
-        // Lazily: the machine copies each flag into its node's state (an array would be dropped).
-        let machine = RunStateMachine(
-            isSync: storage.bodies.lazy.map { $0.isSync },
-            prerequisites: storage.prerequisites, prerequisiteEnds: storage.prerequisiteEnds,
-            nodesWithFallback: Set(storage.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
-            hasCancelAction: storage.hooks?.cancelAction != nil, problems: storage.nodeProblems)
-        let options = core.options
-        self.clock = options.clock
-        self.sinceCreation = core.sinceCreation
-        self.workCounter = options.workCounter
-        let createdAt = sinceCreation()
-        self.createdAt = createdAt
-        let observers: [any RunObserver] = journal.map { [$0] } ?? []
-        self.state = LockedValue(
-            RunLockedState(machine: machine, counter: workCounter, createdAt: createdAt, observers: observers))
+        (self.core, self.backend, self.journal, self.ownerName) = (core, backend, journal, owner)
+        self.storage = copy storage  // borrowed: an owned one is copied as the caller's generic graph
+        (self.time, sinceCreation) = (time, time.sinceCreation)
+        guard !bornFinished else {
+            (createdAt, locked) = (.zero, nil)
+            return
+        }
+        createdAt = time.sinceCreation()
+        locked = LockedValue(
+            RunLockedState(graph: self.storage, counter: time.workCounter, createdAt: createdAt, journal: journal))
+    }
+
+    /// Reads the machine under the run's lock; a run born finished answers `bornFinished`.
+    func read<T>(bornFinished: @autoclosure () -> T, _ body: (inout RunLockedState) -> T) -> T {
+        guard let locked else { return bornFinished() }
+        return locked.withLock(body)  // in place: a borrowed state would be copied out of the lock
     }
 
     /// Time since the run was created, on the store's clock: the times of its report and its events.
@@ -85,13 +85,8 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
     }
 
-    /// Registers the run with its store (so that releasing the store cancels it) and starts it. A run
-    /// that finishes as it starts (no nodes, unobserved) is not `registered`, and starts at time zero.
-    func start(registered: Bool = true) {
-        guard registered else {
-            perform(state.withLock { $0.handle(.start(now: .zero, earlier: earlier)) })
-            return
-        }
+    /// Registers the run with its store (so that releasing the store cancels it) and starts it.
+    func start() {
         guard let (id, isObserved) = core.registerObserved(run: self) else {
             core.report(
                 .dispatchAfterRelease,
@@ -101,6 +96,7 @@ public final class GraphRun<State: Sendable>: Sendable {
         }
         observe(ifStoreIsObserved: isObserved)
         let (now, insidePipeline) = (elapsed(), core.isInsidePipeline)
+        let earlier = journal?.earlierLaunches ?? EarlierLaunches()
         perform(
             state.withLock { state in
                 state.registration = id
@@ -131,9 +127,10 @@ public final class GraphRun<State: Sendable>: Sendable {
     func cancelForStoreRelease() { cancel(byStoreRelease: true) }
 
     private func cancel(byStoreRelease: Bool) {
+        guard let locked else { return }  // finished: nothing to cancel, no fallback to wait for
         let (now, insidePipeline) = (elapsed(), core.isInsidePipeline)
         perform(
-            state.withLock {
+            locked.withLock {
                 $0.handle(.cancel(now: now, byStoreRelease: byStoreRelease), insidePipeline: insidePipeline)
             })
     }
@@ -179,7 +176,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     @discardableResult
     public func wait() async -> GraphReport {
         // A waiter of a finished run would be resumed at once: it needs no continuation.
-        if let report = state.withLock({ $0.reportIfWaitReturnsAtOnce(storage) }) { return report }
+        if let report = read(bornFinished: report, { $0.reportIfWaitReturnsAtOnce(storage) }) { return report }
         await park("waiting for a run to finish") { .awaitFinish($0) }
         return report
     }
@@ -200,13 +197,17 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Whether every node is terminal and every fallback was applied.
-    public var isFinished: Bool { state.withLock { $0.machine.isFinished } }
+    public var isFinished: Bool { read(bornFinished: true) { $0.machine.isFinished } }
 
     /// Whether the run has started (or ended); `false` while a debounced or throttled dispatch waits.
-    var hasStarted: Bool { state.withLock { $0.machine.phase != .notStarted } }
+    var hasStarted: Bool { read(bornFinished: true) { $0.machine.phase != .notStarted } }
 
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
-    public var report: GraphReport { state.withLock { $0.machine.report(shape: GraphShape(storage)) } }
+    public var report: GraphReport {
+        read(bornFinished: .bornFinished) {
+            $0.machine.report(shape: GraphShape(storage))
+        }
+    }
 
     /// Performs the steps the machine decided, in order, with the run's lock released; returns
     /// what the caller goes on with (a node handed on to its task, an item to apply).

@@ -11,8 +11,10 @@ struct RunLockedState {
     /// Those who observe the run (the durable journal, the event recorder); set before its first event.
     var observers: [any RunObserver] = []
     var registration: UInt64?
-    /// The continuations of `outcome(of:)` and `wait()`, by the number the machine knows them by.
-    var waiters: [RunStateMachine.Waiter: ParkedWaiter] = [:]
+    /// The continuations of `outcome(of:)` and `wait()`, with the number the machine knows each by,
+    /// in the order they parked: numbers are handed out in increasing order, so the list is sorted
+    /// by number. A run holds few at once, and a sorted list needs no hashing.
+    var waiters: [(number: RunStateMachine.Waiter, waiter: ParkedWaiter)] = []
     var nextWaiter: RunStateMachine.Waiter = 0
     /// The task of each async node in flight, by node; empty until the first one starts (then one
     /// slot per node: one allocation for the run, and no hashing).
@@ -56,15 +58,35 @@ struct RunLockedState {
         return taken
     }
 
-    /// The continuations of `resumed`, taken out of the table.
+    /// The continuations of `resumed`, in that order, taken out of the list.
     @inline(__always)
     private mutating func takeWaiters(_ resumed: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
-        guard !resumed.isEmpty else { return [] }
-        var taken: [ParkedWaiter] = []
-        for waiter in resumed {
-            if let continuation = waiters.removeValue(forKey: waiter) { taken.append(continuation) }
+        guard !resumed.isEmpty, !waiters.isEmpty else { return [] }
+        if resumed.count == 1 {
+            guard let place = place(of: resumed[0]) else { return [] }
+            return [waiters.remove(at: place).waiter]
         }
-        return taken
+        // Each found, then all removed from the back, so that taking every waiter (a finished
+        // run's) moves none of the others.
+        var found: [(place: Int, order: Int)] = []
+        for (order, number) in resumed.enumerated() {
+            if let place = place(of: number) { found.append((place, order)) }
+        }
+        var taken = [ParkedWaiter?](repeating: nil, count: resumed.count)
+        for (place, order) in found.sorted(by: { $0.place > $1.place }) {
+            taken[order] = waiters.remove(at: place).waiter
+        }
+        return taken.compactMap { $0 }
+    }
+
+    /// Where the waiter numbered `number` is in the sorted list, if it is there.
+    private func place(of number: RunStateMachine.Waiter) -> Int? {
+        var (low, high) = (0, waiters.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if waiters[middle].number < number { low = middle + 1 } else { high = middle }
+        }
+        return low < waiters.count && waiters[low].number == number ? low : nil
     }
 
     /// Feeds the machine a wait (`event`, given the waiter's number); keeps the continuation until
@@ -74,7 +96,7 @@ struct RunLockedState {
     ) -> StepsToPerform {
         nextWaiter += 1
         let performable = handle(event(nextWaiter))
-        if !performable.steps.resumesCaller { waiters[nextWaiter] = waiter }
+        if !performable.steps.resumesCaller { waiters.append((nextWaiter, waiter)) }
         return performable
     }
 
@@ -115,7 +137,19 @@ struct RunLockedState {
 
     /// The waiters held until the pipeline's exit, now that it is left.
     mutating func takeHeldWaiters() -> [ParkedWaiter] {
-        machine.pipelineLeft().compactMap { waiters.removeValue(forKey: $0) }
+        takeWaiters(machine.pipelineLeft())
+    }
+}
+
+extension RunLockedState {
+    /// The state of a run of the graph whose nodes `graph` holds, created at `createdAt`; a durable
+    /// run's `journal` observes it.
+    // In an extension, to build the state with the memberwise initializer: one written field by
+    // field builds it aside, then copies it out and destroys the first.
+    init(graph: GraphStorage, counter: WorkCounter?, createdAt: Duration, journal: DurableRunJournal?) {
+        self.init(
+            machine: RunStateMachine(graph: graph), counter: counter, createdAt: createdAt,
+            observers: journal.map { [$0] } ?? [])
     }
 }
 

@@ -175,6 +175,16 @@ struct RunStateMachine {
         self.problems = problems
     }
 
+    /// The machine of a run of the graph whose nodes `graph` holds.
+    init(graph: GraphStorage) {
+        // Lazily: the machine copies each flag into its node's state (an array would be dropped).
+        self.init(
+            isSync: graph.bodies.lazy.map { $0.isSync },
+            prerequisites: graph.prerequisites, prerequisiteEnds: graph.prerequisiteEnds,
+            nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
+            hasCancelAction: graph.hooks?.cancelAction != nil, problems: graph.nodeProblems)
+    }
+
     var count: Int { nodes.count }
 
     func status(of node: Int) -> Status { nodes[node].status }

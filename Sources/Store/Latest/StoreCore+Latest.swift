@@ -79,7 +79,7 @@ extension StoreCore {
     ) -> GraphRun<S> {
         // Reported and cancelled there.
         if PureCall.current != nil { return startGraph(graph, backend: backend, owner: owner) }
-        let run = GraphRun(host: self, backend: backend, storage: graph.storage, owner: owner?.name)
+        let run = GraphRun(host: self, backend: backend, storage: graph.storage, time: runTime, owner: owner?.name)
         if refusesForOwner(run, owner) { return run }
         let waiting = CancellationGate()
         let cancel: @Sendable () -> Void = {

@@ -14,7 +14,7 @@ extension GraphRun {
 
     /// Whether the ``WorkOwner`` the run was dispatched under ended before the run finished: its
     /// nodes that did not outlive the owner are `.cancelled` because their owner ended.
-    public var isEndedByOwner: Bool { state.withLock { $0.machine.isEndedByOwner } }
+    public var isEndedByOwner: Bool { read(bornFinished: false) { $0.machine.isEndedByOwner } }
 
     /// Waits as ``wait()`` does; when `cancelsOnTaskCancel` is true and the waiting task is
     /// cancelled, the run is cancelled too (``cancel()``), and the wait still returns its report

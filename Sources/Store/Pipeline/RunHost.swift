@@ -4,8 +4,6 @@ protocol RunHost: AnyObject, Sendable {
     var options: StoreOptions { get }
     /// What runs async actions in place of the store (a test store's stubs); `nil` for most stores.
     var interceptor: (any AsyncActionInterceptor)? { get }
-    /// Time since the store was created, on its clock.
-    var sinceCreation: @Sendable () -> Duration { get }
     /// Taken once by `GraphRun.cancel()` as a barrier (see there).
     var stateLock: Lock { get }
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64?

@@ -81,18 +81,23 @@ extension StoreCore {
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil,
         owner: OwnerCore? = nil
     ) -> GraphRun<S> {
+        let storage = graph.storage
+        let refused = refusesDispatchFromPureCode("a graph of \(storage.count) nodes", "it was cancelled")
+        // A graph with no nodes finishes as it starts. Unless someone watches it start and finish
+        // (event observers, an owner, a journal) or the store is gone (a diagnostic says so), it is
+        // born finished: no machine, registration, task, pipeline or waiter.
+        let bornFinished = !refused && storage.count == 0 && durable == nil && owner == nil && acceptsUnobservedWork
         let run = GraphRun(
-            host: self, backend: backend, storage: graph.storage, durable: durable, owner: owner?.name)
-        if refusesDispatchFromPureCode("a graph of \(graph.count) nodes", "it was cancelled") {
+            host: self, backend: backend, storage: storage, time: runTime, durable: durable, owner: owner?.name,
+            bornFinished: bornFinished)
+        if bornFinished { return run }
+        if refused {
             run.observe(ifStoreIsObserved: hasEventObservers)
             run.cancel()
             return run
         }
         if refusesForOwner(run, owner) { return run }
-        // A graph with no nodes finishes as it starts. Unless someone watches it start and finish
-        // (event observers, an owner, a journal) or the store is gone (a diagnostic says so), it
-        // gives the store's release nothing to cancel: no registration, task, pipeline or waiter.
-        run.start(registered: graph.count > 0 || durable != nil || owner != nil || !acceptsUnobservedWork)
+        run.start()
         return run
     }
 
