@@ -39,6 +39,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// Where a dispatch reads this thread's `PureCall` mark.
     @usableFromInline let pureCalls = PureCall.Slot()
     @usableFromInline let middleware: [Middleware<State>]
+    /// Whether `middleware` has any, read without the array: unspecialized code (a graph run's sync
+    /// nodes, applied through `RunHost`) would look up the array's generic metadata to ask it.
+    @usableFromInline let hasMiddleware: Bool
     let options: StoreOptions
     /// The clock, time since creation and count of work that every run reads: one object, so
     /// that a run takes them with one reference.
@@ -62,6 +65,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.committed = CommittedState(value: initialState)
         self.reducer = reducer
         self.middleware = middleware
+        self.hasMiddleware = !middleware.isEmpty
         self.options = options
         self.runTime = RunTime(clock: options.clock, workCounter: options.workCounter)
         self.latest = LatestWork(clock: options.clock)
@@ -93,7 +97,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @inlinable
     func apply(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         if let admit, !admit() { return }
-        if middleware.isEmpty {
+        if !hasMiddleware {
             commit(action, admit: admit)
         } else {
             runMiddleware(from: 0, action, context: ActionContext(core: self), admit: admit)
