@@ -32,7 +32,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     private let registryLock = Lock()
 
     @usableFromInline @exclusivity(unchecked) var committed: CommittedState  // stateLock
-    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
+    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = [] {  // stateLock
+        didSet { hasSubscribers = !subscribers.isEmpty }
+    }
+    /// Whether `subscribers` has any, read without the array: a graph run's sync node is applied by
+    /// unspecialized code, which would look up the array's generic metadata to ask it.
+    @usableFromInline @exclusivity(unchecked) var hasSubscribers = false  // stateLock
     @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
     @usableFromInline let reducer: Reducer<State>
@@ -122,7 +127,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         let mark = pureCalls.thisThreadsMark
         stateLock.lock()
-        if reduce(action, admit: admit, marking: mark), !subscribers.isEmpty {
+        if reduce(action, admit: admit, marking: mark), hasSubscribers {
             notifyReleasingLock()
         } else {
             stateLock.unlock()
