@@ -32,13 +32,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     private let registryLock = Lock()
 
     @usableFromInline @exclusivity(unchecked) var committed: CommittedState  // stateLock
-    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = []  // stateLock
+    @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = [] {  // stateLock
+        didSet { hasSubscribers = !subscribers.isEmpty }
+    }
+    /// Whether `subscribers` has any, read without the array: a graph run's sync node is applied by
+    /// unspecialized code, which would look up the array's generic metadata to ask it.
+    @usableFromInline @exclusivity(unchecked) var hasSubscribers = false  // stateLock
     @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
     @usableFromInline let reducer: Reducer<State>
     /// Where a dispatch reads this thread's `PureCall` mark.
     @usableFromInline let pureCalls = PureCall.Slot()
     @usableFromInline let middleware: [Middleware<State>]
+    /// Whether `middleware` has any, read without the array: unspecialized code (a graph run's sync
+    /// nodes, applied through `RunHost`) would look up the array's generic metadata to ask it.
+    @usableFromInline let hasMiddleware: Bool
     let options: StoreOptions
     /// The clock, time since creation and count of work that every run reads: one object, so
     /// that a run takes them with one reference.
@@ -62,6 +70,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.committed = CommittedState(value: initialState)
         self.reducer = reducer
         self.middleware = middleware
+        self.hasMiddleware = !middleware.isEmpty
         self.options = options
         self.runTime = RunTime(clock: options.clock, workCounter: options.workCounter)
         self.latest = LatestWork(clock: options.clock)
@@ -93,7 +102,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @inlinable
     func apply(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         if let admit, !admit() { return }
-        if middleware.isEmpty {
+        if !hasMiddleware {
             commit(action, admit: admit)
         } else {
             runMiddleware(from: 0, action, context: ActionContext(core: self), admit: admit)
@@ -118,7 +127,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     func commit(_ action: any Action, admit: (@Sendable () -> Bool)?) {
         let mark = pureCalls.thisThreadsMark
         stateLock.lock()
-        if reduce(action, admit: admit, marking: mark), !subscribers.isEmpty {
+        if reduce(action, admit: admit, marking: mark), hasSubscribers {
             notifyReleasingLock()
         } else {
             stateLock.unlock()
