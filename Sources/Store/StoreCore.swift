@@ -35,8 +35,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var subscribers: [SubscriberBox<State>] = [] {  // stateLock
         didSet { hasSubscribers = !subscribers.isEmpty }
     }
-    /// Whether `subscribers` has any, read without the array: a graph run's sync node is applied by
-    /// unspecialized code, which would look up the array's generic metadata to ask it.
+    /// Whether `subscribers` has any: every commit asks, and a graph run's sync node is applied by
+    /// unspecialized code, which would look up the array's generic metadata to ask the array.
     @usableFromInline @exclusivity(unchecked) var hasSubscribers = false  // stateLock
     @usableFromInline @exclusivity(unchecked) var pipeline = PipelineMachine<ThreadID>()  // stateLock
 
@@ -44,8 +44,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// Where a dispatch reads this thread's `PureCall` mark.
     @usableFromInline let pureCalls = PureCall.Slot()
     @usableFromInline let middleware: [Middleware<State>]
-    /// Whether `middleware` has any, read without the array: unspecialized code (a graph run's sync
-    /// nodes, applied through `RunHost`) would look up the array's generic metadata to ask it.
+    /// Whether `middleware` has any: every apply asks, and unspecialized code (a graph run's sync
+    /// nodes, applied through `RunHost`) would look up the array's generic metadata to ask the array.
     @usableFromInline let hasMiddleware: Bool
     let options: StoreOptions
     /// The clock, time since creation and count of work that every run reads: one object, so

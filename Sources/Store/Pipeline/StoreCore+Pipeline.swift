@@ -39,14 +39,14 @@ extension StoreCore {
                 .dispatchAfterRelease,
                 "\(type(of: action)) was dispatched after its store was released; it was dropped.")
         case .apply, .wait:
-            guard middleware.isEmpty else {
+            guard !hasMiddleware else {
                 stateLock.unlock()
                 apply(action, admit: admit)
                 drainAndLeavePipeline()
                 return
             }
             // No middleware: enter, reduce and, with no subscriber, leave in one critical section.
-            if reduce(action, admit: admit, marking: mark), !subscribers.isEmpty {
+            if reduce(action, admit: admit, marking: mark), hasSubscribers {
                 notifyReleasingLock()
                 drainAndLeavePipeline()
             } else {
