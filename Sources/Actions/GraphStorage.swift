@@ -3,40 +3,51 @@
 /// the bad input seen while building.
 ///
 /// Prerequisite lists are stored one after the other in `prerequisites`; node `i`'s list ends at
-/// `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. Copies of a graph share their arrays
-/// until one of them adds a node (copy on write); the lineage (below) then tells their nodes apart.
-/// Not generic over the state, for the reason ``NodeBody`` gives.
+/// `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. Not generic over the state, for the
+/// reason ``NodeBody`` gives.
+///
+/// Everything sits behind one reference (``Contents``), copied on write: a copy of a graph (into
+/// each run, into its report) is one retain, and a graph with nothing added has no contents, so
+/// making, copying and dropping it costs nothing. Copies share their contents until one of them
+/// changes; the lineage (below) then tells the nodes each adds apart.
 struct GraphStorage: Sendable {
-    private(set) var bodies: [NodeBody] = []
-    private(set) var prerequisites: [Int] = []
-    private(set) var prerequisiteEnds: [Int] = []
-    /// Timeouts, retries, fallbacks and labels, for the few nodes that have them.
-    private(set) var settings: [Int: NodeSettings] = [:]
-    /// Nodes that cannot run because they were given bad input, and why.
-    private(set) var nodeProblems: [Int: GraphError] = [:]
-    /// Every bad input seen while building, in order.
-    private(set) var problems: [GraphError] = []
-    /// What the graph does as a whole (its cancel action); `nil`, one word, for most graphs.
-    var hooks: GraphHooks?
+    /// `nil` until something is added.
+    private var contents: Contents?
 
-    /// Copies made before a mutation share `identity`; the first copy to add a node afterwards takes
-    /// a new lineage, so a node added to one copy is never taken for a node of the other. `nil` until
-    /// the first node, so that an empty graph allocates nothing.
-    private var identity: GraphIdentity?
+    var bodies: [NodeBody] { contents?.bodies ?? [] }
+    var prerequisites: [Int] { contents?.prerequisites ?? [] }
+    var prerequisiteEnds: [Int] { contents?.prerequisiteEnds ?? [] }
+    /// Timeouts, retries, fallbacks and labels, for the few nodes that have them.
+    var settings: [Int: NodeSettings] { contents?.settings ?? [:] }
+    /// Nodes that cannot run because they were given bad input, and why.
+    var nodeProblems: [Int: GraphError] { contents?.nodeProblems ?? [:] }
+    /// Every bad input seen while building, in order.
+    var problems: [GraphError] { contents?.problems ?? [] }
+    /// What the graph does as a whole (its cancel action); `nil` for most graphs.
+    var hooks: GraphHooks? {
+        get { contents?.hooks }
+        set {
+            makeContentsUnique()
+            contents!.hooks = newValue
+        }
+    }
     /// The lineage that nodes added now belong to; 0 (no lineage) until the first node.
-    private(set) var lineageID: UInt64 = 0
-    /// The lineages this graph's earlier nodes belong to, oldest first: nodes below `end` that the
-    /// current lineage does not cover were added under `id`. Empty unless copies diverged.
-    private var earlierLineages: [(id: UInt64, end: Int)] = []
+    var lineageID: UInt64 { contents?.lineageID ?? 0 }
 
     /// The number of nodes.
-    var count: Int { bodies.count }
+    var count: Int { contents?.bodies.count ?? 0 }
 
     /// Whether the node `index` of lineage `graph` is one of these nodes.
     func owns(graph: UInt64, index: Int) -> Bool {
-        guard index >= 0, index < bodies.count else { return false }
-        if graph == lineageID { return true }
-        return earlierLineages.contains { $0.id == graph && index < $0.end }
+        contents?.owns(graph: graph, index: index) ?? false
+    }
+
+    /// Copies the contents when another graph shares them (and makes them when there are none), so
+    /// that a change reaches this graph alone. Every change calls it first, then changes
+    /// `contents!` in place (a reference returned from here would be retained and released per
+    /// change).
+    private mutating func makeContentsUnique() {
+        if !isKnownUniquelyReferenced(&contents) { contents = contents.map(Contents.init(copying:)) ?? Contents() }
     }
 
     // MARK: Adding nodes
@@ -44,9 +55,10 @@ struct GraphStorage: Sendable {
     /// Makes room for `nodeCount` nodes and `prerequisiteCount` prerequisites in all; a count of
     /// zero or less reserves nothing (as with `Array.reserveCapacity`).
     mutating func reserveCapacity(nodes nodeCount: Int, prerequisites prerequisiteCount: Int) {
-        bodies.reserveCapacity(Swift.max(0, nodeCount))
-        prerequisiteEnds.reserveCapacity(Swift.max(0, nodeCount))
-        prerequisites.reserveCapacity(Swift.max(0, prerequisiteCount))
+        makeContentsUnique()
+        contents!.bodies.reserveCapacity(Swift.max(0, nodeCount))
+        contents!.prerequisiteEnds.reserveCapacity(Swift.max(0, nodeCount))
+        contents!.prerequisites.reserveCapacity(Swift.max(0, prerequisiteCount))
     }
 
     /// Adds a node after the nodes in `erasedPrerequisites`; returns its index.
@@ -54,72 +66,136 @@ struct GraphStorage: Sendable {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
             let node = prerequisite.nodeID
-            addPrerequisite(graph: node.graph, index: node.index, to: index)
+            contents!.addPrerequisite(graph: node.graph, index: node.index, to: index)
         }
-        return endNode(body)
+        return contents!.endNode(body)
     }
-
-    /// Room taken at a graph's first node, and at its first prerequisite, when none was reserved:
-    /// most graphs are that small, and each array then allocates once instead of growing 1, 2, 4.
-    private static let smallGraph = 8
 
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy; returns the new index.
     mutating func beginNode() -> Int {
-        if bodies.capacity == 0 {
-            bodies.reserveCapacity(Self.smallGraph)
-            prerequisiteEnds.reserveCapacity(Self.smallGraph)
-        }
-        if !isKnownUniquelyReferenced(&identity) {
-            // Shared with a copy, or the first node (no identity yet: every copy of an empty graph
-            // takes its own lineage when it adds its first node).
-            if identity != nil { earlierLineages.append((lineageID, bodies.count)) }
-            identity = GraphIdentity()
-            lineageID = GraphIdentifiers.next()
-        }
-        return bodies.count
+        makeContentsUnique()
+        return contents!.beginNode()
     }
 
     /// Adds an edge to the node being built, or records a problem when the prerequisite is not one
     /// of these nodes.
     mutating func addPrerequisite(graph: UInt64, index prerequisite: Int, to index: Int) {
-        if owns(graph: graph, index: prerequisite) {
-            if prerequisites.capacity == 0 { prerequisites.reserveCapacity(Self.smallGraph) }
-            prerequisites.append(prerequisite)
-        } else if nodeProblems[index] == nil {
-            let problem = GraphError.foreignNode(index: prerequisite)
-            nodeProblems[index] = problem
-            problems.append(problem)
-        }
+        makeContentsUnique()
+        contents!.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
     /// Ends the node that `beginNode` started; returns its index.
     mutating func endNode(_ body: NodeBody) -> Int {
-        bodies.append(body)
-        prerequisiteEnds.append(prerequisites.count)
-        return bodies.count - 1
+        makeContentsUnique()
+        return contents!.endNode(body)
     }
 
     /// Changes the settings of node `index` of lineage `graph`, or records a problem when it is not
     /// one of these nodes.
     mutating func updateSettings(graph: UInt64, index: Int, _ update: (inout NodeSettings) -> Void) {
-        guard owns(graph: graph, index: index) else {
-            problems.append(.foreignNode(index: index))
-            return
+        let owned = owns(graph: graph, index: index)
+        makeContentsUnique()
+        if owned {
+            update(&contents!.settings[index, default: NodeSettings()])
+        } else {
+            contents!.problems.append(.foreignNode(index: index))
         }
-        update(&settings[index, default: NodeSettings()])
     }
 
     // MARK: Reading
 
     /// The prerequisites of node `index`, in the order they were given.
     func prerequisites(of index: Int) -> ArraySlice<Int> {
-        let start = index == 0 ? 0 : prerequisiteEnds[index - 1]
-        return prerequisites[start..<prerequisiteEnds[index]]
+        guard let contents else { return [] }
+        let start = index == 0 ? 0 : contents.prerequisiteEnds[index - 1]
+        return contents.prerequisites[start..<contents.prerequisiteEnds[index]]
     }
 
     /// A node's name for people: its label, or its action type's name.
     func label(of index: Int) -> String {
         settings[index]?.label ?? bodies[index].defaultLabel
+    }
+}
+
+extension GraphStorage {
+    /// What a graph holds, shared by its copies until one of them changes.
+    ///
+    /// Its properties skip the runtime's exclusivity checks (which a class's mutable properties
+    /// otherwise pay on every read and write): contents are changed only through
+    /// `makeContentsUnique()`, by the one graph that references them, and read only by graphs that
+    /// do not change them.
+    // Why this is safe to share: the same reason. Contents that more than one graph references
+    // (and so more than one thread may read) are never changed; a change first copies them.
+    fileprivate final class Contents: @unchecked Sendable {
+        @exclusivity(unchecked) var bodies: [NodeBody] = []
+        @exclusivity(unchecked) var prerequisites: [Int] = []
+        @exclusivity(unchecked) var prerequisiteEnds: [Int] = []
+        @exclusivity(unchecked) var settings: [Int: NodeSettings] = [:]
+        @exclusivity(unchecked) var nodeProblems: [Int: GraphError] = [:]
+        @exclusivity(unchecked) var problems: [GraphError] = []
+        @exclusivity(unchecked) var hooks: GraphHooks?
+        @exclusivity(unchecked) var lineageID: UInt64 = 0
+        /// Whether copies of this graph kept elsewhere may add nodes under `lineageID` too: true
+        /// for contents copied from another graph's, until this one takes a lineage of its own.
+        @exclusivity(unchecked) var sharesLineage = false
+        /// The lineages this graph's earlier nodes belong to, oldest first: nodes below `end` that
+        /// the current lineage does not cover were added under `id`. Empty unless copies diverged.
+        @exclusivity(unchecked) var earlierLineages: [(id: UInt64, end: Int)] = []
+
+        init() {}
+
+        /// A copy of `other`'s contents, whose nodes added from now on belong to a new lineage.
+        init(copying other: Contents) {
+            (bodies, prerequisites, prerequisiteEnds) = (other.bodies, other.prerequisites, other.prerequisiteEnds)
+            (settings, nodeProblems, problems, hooks) = (
+                other.settings, other.nodeProblems, other.problems, other.hooks
+            )
+            (lineageID, earlierLineages) = (other.lineageID, other.earlierLineages)
+            sharesLineage = true
+        }
+
+        /// Room taken at a graph's first node, and at its first prerequisite, when none was reserved:
+        /// most graphs are that small, and each array then allocates once instead of growing 1, 2, 4.
+        private static let smallGraph = 8
+
+        /// Starts a node: takes a new lineage at the first node, and when copies elsewhere may add
+        /// nodes under the current one (a node added to one copy is never taken for a node of the
+        /// other); returns the new index.
+        func beginNode() -> Int {
+            if bodies.capacity == 0 {
+                bodies.reserveCapacity(Self.smallGraph)
+                prerequisiteEnds.reserveCapacity(Self.smallGraph)
+            }
+            if lineageID == 0 || sharesLineage {
+                if lineageID != 0 { earlierLineages.append((lineageID, bodies.count)) }
+                lineageID = GraphIdentifiers.next()
+                sharesLineage = false
+            }
+            return bodies.count
+        }
+
+        func owns(graph: UInt64, index: Int) -> Bool {
+            guard index >= 0, index < bodies.count else { return false }
+            if graph == lineageID { return true }
+            return earlierLineages.contains { $0.id == graph && index < $0.end }
+        }
+
+        func addPrerequisite(graph: UInt64, index prerequisite: Int, to index: Int) {
+            if owns(graph: graph, index: prerequisite) {
+                if prerequisites.capacity == 0 { prerequisites.reserveCapacity(Self.smallGraph) }
+                prerequisites.append(prerequisite)
+            } else if nodeProblems[index] == nil {
+                let problem = GraphError.foreignNode(index: prerequisite)
+                nodeProblems[index] = problem
+                problems.append(problem)
+            }
+        }
+
+        func endNode(_ body: NodeBody) -> Int {
+            bodies.append(body)
+            prerequisiteEnds.append(prerequisites.count)
+            return bodies.count - 1
+        }
     }
 }
 
@@ -133,9 +209,6 @@ final class GraphHooks: Sendable {
         self.cancelAction = cancelAction
     }
 }
-
-/// Shared by copies of a graph until one of them adds a node.
-private final class GraphIdentity: Sendable {}
 
 /// What a node does when it starts.
 ///

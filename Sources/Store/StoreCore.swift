@@ -58,13 +58,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     /// The durable sync work the state holds (see ``DurableMarks``).
     let durableMarks: DurableMarksTable
 
-    private var closed = false  // registryLock
-    private var nextWorkID: UInt64 = 0  // registryLock
-    private var inFlight: [UInt64: InFlightWork] = [:]  // registryLock
+    @exclusivity(unchecked) private var closed = false  // registryLock
+    @exclusivity(unchecked) private var inFlight = InFlightSlots()  // registryLock
     private var sharedCalls: [SharedCallKey: any CancellableWork] = [:]  // registryLock
     /// How many event observers the store has: read with a registration, under the same lock, so an
     /// unobserved run or async action pays no second lock to learn it (see `StoreEvent`).
-    private var eventObservers = 0  // registryLock
+    @exclusivity(unchecked) private var eventObservers = 0  // registryLock
 
     init(initialState: State, reducer: Reducer<State>, middleware: [Middleware<State>], options: StoreOptions) {
         self.committed = CommittedState(value: initialState)
@@ -246,9 +245,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     private func registerObserved(_ work: InFlightWork) -> (id: UInt64, isObserved: Bool)? {
         registryLock.withLock {
             guard !closed else { return nil }
-            nextWorkID += 1
-            inFlight[nextWorkID] = work
-            return (nextWorkID, eventObservers > 0)
+            return (inFlight.insert(work), eventObservers > 0)
         }
     }
 
@@ -264,8 +261,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         registryLock.withLock { eventObservers += change }
     }
 
+    /// Ends the registration `id` (once: the slot it names may hold other work afterwards).
     func unregister(_ id: UInt64) {
-        _ = registryLock.withLock { inFlight.removeValue(forKey: id) }
+        _ = registryLock.withLock { inFlight.remove(id) }
     }
 
     /// The call in flight for `key`, or `start()`'s new one registered under it.
@@ -297,11 +295,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     func close() {
         let (cancels, calls) = registryLock.withLock {
             closed = true
-            defer {
-                inFlight.removeAll()
-                sharedCalls.removeAll()
-            }
-            return (Array(inFlight.values), Array(sharedCalls.values))
+            defer { sharedCalls.removeAll() }
+            return (inFlight.removeAll(), Array(sharedCalls.values))
         }
         if stateLock.withLock({ pipeline.close() }) { pipelineFree.broadcast() }
         for work in cancels {
@@ -345,4 +340,37 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 private enum InFlightWork: Sendable {
     case closure(@Sendable () -> Void)
     case run(any PipelineRun)
+}
+
+/// The work in flight, each in a slot whose index is its registration: registering takes a free
+/// slot (or a new one at the end), unregistering frees it, with no hashing and, once the table has
+/// grown to the most work the store has had in flight at once, no allocation.
+private struct InFlightSlots {
+    private var slots: [InFlightWork?] = []
+    /// Slots whose work unregistered, for the next registrations.
+    private var free: [Int] = []
+
+    /// Keeps `work`; returns its registration.
+    mutating func insert(_ work: InFlightWork) -> UInt64 {
+        if let slot = free.popLast() {
+            slots[slot] = work
+            return UInt64(slot)
+        }
+        slots.append(work)
+        return UInt64(slots.count - 1)
+    }
+
+    /// Drops the work registered as `id`, if it is still kept.
+    mutating func remove(_ id: UInt64) -> InFlightWork? {
+        guard id < slots.count, let work = slots[Int(id)] else { return nil }
+        slots[Int(id)] = nil
+        free.append(Int(id))
+        return work
+    }
+
+    /// Drops every work kept; returns them.
+    mutating func removeAll() -> [InFlightWork] {
+        defer { (slots, free) = ([], []) }
+        return slots.compactMap { $0 }
+    }
 }

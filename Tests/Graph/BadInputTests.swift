@@ -157,6 +157,24 @@ extension GraphStories {
             #expect(!original.owns(fromCopy))
         }
 
+        @Test("a copy changed only in its settings before either adds a node is just as separate")
+        func settingsChangedFirstAlsoSeparates() {
+            var original = Graph()
+            let shared = original.send(Note("shared"))
+            var labelled = original
+            labelled.setLabel("renamed", for: shared)
+            var cancellable = original
+            cancellable.setCancelAction(Note("stop"))
+            let fromOriginal = original.send(Note("original"))
+            let fromLabelled = labelled.send(Note("labelled"))
+            let fromCancellable = cancellable.send(Note("cancellable"))
+            #expect(Set([fromOriginal, fromLabelled, fromCancellable]).count == 3)
+            #expect(!original.owns(fromLabelled) && !original.owns(fromCancellable))
+            #expect(!labelled.owns(fromOriginal) && !labelled.owns(fromCancellable))
+            #expect(!cancellable.owns(fromOriginal) && !cancellable.owns(fromLabelled))
+            #expect(labelled.owns(shared) && cancellable.owns(shared))
+        }
+
         @Test("asking a run about a node of another graph answers foreignNode at once, while the run still runs")
         func outcomeOfForeignNodeAnswersAtOnce() async {
             let probe = Probe()
