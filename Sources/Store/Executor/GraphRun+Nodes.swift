@@ -140,7 +140,7 @@ extension GraphRun {
     func attempts<A: AsyncAction>(
         of action: A, _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck
     ) async -> Result<ResponseSlot, any Error> where A.State == State {
-        if let operation = operation(of: action, node: start.node, keyedCheck) {
+        if !isCommon(start.node, keyedCheck), let operation = operation(of: action, node: start.node, keyedCheck) {
             return await attempts(of: operation, start)
         }
         do {
@@ -150,6 +150,13 @@ extension GraphRun {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Whether `node` is a common node, known without building anything: no settings, an action
+    /// type that is never keyed, a store that stubs nothing. (A class's value may still turn out
+    /// not to be keyed: `operation` decides for it.)
+    private func isCommon(_ node: Int, _ keyedCheck: KeyedActionCheck) -> Bool {
+        keyedCheck == .never && interceptor == nil && (storage.settings.isEmpty || storage.settings[node] == nil)
     }
 
     /// One attempt of `action` as an operation for `Attempts.run` (journaled when the run is
@@ -163,7 +170,7 @@ extension GraphRun {
         let settings = storage.settings[node]
         let keyed = keyedCheck.keyed(action)
         // The common node (no settings, not keyed, not stubbed) builds nothing here.
-        guard keyed != nil || settings != nil || core.interceptor != nil else { return nil }
+        guard keyed != nil || settings != nil || interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
         let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
         let operation: @Sendable (Int) async throws -> ResponseSlot
@@ -178,9 +185,9 @@ extension GraphRun {
                     task.cancel()
                 }
             }
-        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || core.interceptor != nil {
-            operation = { [core] _ in
-                wrapResponse(try await performAttempt(of: action, context: context, interceptor: core.interceptor))
+        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || interceptor != nil {
+            operation = { [interceptor] _ in
+                wrapResponse(try await performAttempt(of: action, context: context, interceptor: interceptor))
             }
         } else {
             return nil
