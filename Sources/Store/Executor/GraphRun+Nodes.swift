@@ -137,6 +137,7 @@ extension GraphRun {
     /// journal whose action is not keyed, in a store that stubs no action (the common case), makes
     /// its one attempt here, as `Attempts.run` makes an attempt with no timeout or retry: one async
     /// call, the action's `run`, and no closure made for it.
+    @inline(__always)  // into the node's body: one async frame fewer between the task's loop and `run`
     func attempts<A: AsyncAction>(
         of action: A, _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck
     ) async -> Result<ResponseSlot, any Error> where A.State == State {
