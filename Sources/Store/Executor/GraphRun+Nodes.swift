@@ -170,7 +170,8 @@ extension GraphRun {
     ) -> (@Sendable (Int) async throws -> ResponseSlot)? where A.State == State {
         let settings = storage.settings[node]
         let keyed = keyedCheck.keyed(action)
-        // The common node (no settings, not keyed, not stubbed) builds nothing here.
+        // A class's value that is not keyed, in a node with no settings and a store that stubs
+        // nothing, is a common node after all: nothing is built for it.
         guard keyed != nil || settings != nil || interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
         let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
