@@ -322,12 +322,13 @@ public struct ActionGraph<State: Sendable>: Sendable {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 
-    /// The run, from what it hands a node's body. Unchecked: a graph's storage reaches only runs of
-    /// its own state type (`GraphRun<State>` is made from an `ActionGraph<State>`, and hands its
-    /// nodes itself), and a checked cast would look up `GraphRun<State>`'s generic metadata at
-    /// every node (checked in debug builds).
+    /// The run, from what it hands a node's body. (A cast to the run's class is a cheap check; a
+    /// cast to `any StoreBackend<State>` would look up a conformance on every node.)
     private static func run(_ run: AnyObject) -> GraphRun<State> {
-        unsafeDowncast(run, to: GraphRun<State>.self)
+        guard let run = run as? GraphRun<State> else {
+            preconditionFailure("OresRedux: a graph of \(State.self) ran in a run of another state type")
+        }
+        return run
     }
 
     /// The attempts of an async node whose action `make` builds from the node's inputs and the
