@@ -71,7 +71,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         self.middleware = middleware
         self.hasMiddleware = !middleware.isEmpty
         self.options = options
-        self.runTime = RunTime(clock: options.clock, workCounter: options.workCounter)
+        self.runTime = RunTime(options)
         self.latest = LatestWork(clock: options.clock)
         self.events = EventHub(permanent: options.onEvent)
         self.durableMarks = DurableMarksTable(options.durableMarks)

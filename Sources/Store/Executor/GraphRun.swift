@@ -39,6 +39,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Read at every event: held here, not called through `time`, which would retain it per call.
     let sinceCreation: @Sendable () -> Duration
     var workCounter: WorkCounter? { time.workCounter }
+    var interceptor: (any AsyncActionInterceptor)? { time.interceptor }
     private let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?

@@ -407,10 +407,7 @@ struct RunStateMachine {
         if nodes[node].attempts > 1 { retriedAttempts[node] = nodes[node].attempts }
         switch consume result {
         case .success(let response):
-            if let response {
-                if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
-                responses[node] = response
-            }
+            if let response { store(response, of: node) }
             succeed(node, now: now, handingOn: handsOn, &effects)
         case .failure(let error):
             markFailed(node, error, now: now, &effects)

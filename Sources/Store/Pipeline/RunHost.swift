@@ -2,8 +2,6 @@
 /// its graph: a scoped store's runs go through its root store's pipeline.
 protocol RunHost: AnyObject, Sendable {
     var options: StoreOptions { get }
-    /// What runs async actions in place of the store (a test store's stubs); `nil` for most stores.
-    var interceptor: (any AsyncActionInterceptor)? { get }
     /// Taken once by `GraphRun.cancel()` as a barrier (see there).
     var stateLock: Lock { get }
     func register(cancel: @escaping @Sendable () -> Void) -> UInt64?

@@ -1,15 +1,19 @@
 /// What a run reads of its store's time and work, handed over by the store (through `RunHost` it
 /// would copy the store's whole options): the store's clock, the time since the store was created
 /// on it (what runs measure their times against, so that a run needs no stopwatch of its own), and
-/// the store's count of its work, when it keeps one (a test store's). One per store.
+/// a test store's two pieces: the count of its work and what runs async actions in its place. One
+/// per store.
 final class RunTime: Sendable {
     let clock: any Clock<Duration>
     let sinceCreation: @Sendable () -> Duration
     let workCounter: WorkCounter?
+    /// What runs async actions in place of the store (a test store's stubs); `nil` for most stores.
+    let interceptor: (any AsyncActionInterceptor)?
 
-    init(clock: any Clock<Duration>, workCounter: WorkCounter?) {
-        self.clock = clock
-        self.sinceCreation = stopwatch(on: clock)
-        self.workCounter = workCounter
+    init(_ options: StoreOptions) {
+        clock = options.clock
+        sinceCreation = stopwatch(on: options.clock)
+        workCounter = options.workCounter
+        interceptor = options.interceptor
     }
 }
