@@ -74,8 +74,10 @@ struct RunStateMachine {
     private(set) var nodes: [NodeState]
     /// Reverse edges, compressed: node `i`'s dependents are
     /// `dependents[dependentStarts[i] ..< dependentStarts[i + 1]]`, in the order they were added.
-    private let dependentStarts: [Int]
-    private let dependents: [Int]
+    /// Both are slices of one array (one allocation): the starts first, then the dependents; a
+    /// slice keeps its array's indices, so each start indexes `dependents` as it is.
+    private let dependentStarts: ArraySlice<Int>
+    private let dependents: ArraySlice<Int>
     private let nodesWithFallback: Set<Int>
     /// Whether the graph names a sync action to send when its run is cancelled.
     private let hasCancelAction: Bool
@@ -134,55 +136,71 @@ struct RunStateMachine {
     ///   - nodesWithFallback: the nodes that send a fallback action when they fail.
     ///   - hasCancelAction: whether the graph sends a sync action when its run is cancelled.
     ///   - problems: nodes built with bad input; each fails with its error when the run starts.
-    init<IsSync: RandomAccessCollection<Bool>>(
-        isSync: IsSync, prerequisites: [Int], prerequisiteEnds: [Int],
+    init(
+        isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
         nodesWithFallback: Set<Int> = [], hasCancelAction: Bool = false, problems: [Int: any Error] = [:]
-    ) where IsSync.Index == Int {
-        let count = isSync.count
-        precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
-        var nodes: [NodeState] = []
-        nodes.reserveCapacity(count)
-        // `starts[p]` first counts node p's dependents, then (summed) marks the end of its block;
-        // filling the blocks back to front moves it to the block's start, keeping each block in the
-        // order the dependents were added.
-        var starts = [Int](repeating: 0, count: count + 1)
-        var first = 0
-        for node in 0..<count {
-            let end = prerequisiteEnds[node]
-            nodes.append(NodeState(isSync: isSync[node], remaining: end - first))
-            for prerequisite in prerequisites[first..<end] {
-                precondition(
-                    prerequisite >= 0 && prerequisite < node,
-                    "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
-                starts[prerequisite] += 1
-            }
-            first = end
-        }
-        for index in 1..<starts.count { starts[index] += starts[index - 1] }
-        var dependents = [Int](repeating: 0, count: starts[count])
-        for node in (0..<count).reversed() {
-            let start = node == 0 ? 0 : prerequisiteEnds[node - 1]
-            for prerequisite in prerequisites[start..<prerequisiteEnds[node]].reversed() {
-                starts[prerequisite] -= 1
-                dependents[starts[prerequisite]] = node
-            }
-        }
-        self.nodes = nodes
-        self.dependentStarts = starts
-        self.dependents = dependents
-        self.nodesWithFallback = nodesWithFallback
-        self.hasCancelAction = hasCancelAction
-        self.problems = problems
+    ) {
+        self.init(
+            nodes: isSync.map { NodeState(isSync: $0) }, prerequisites: prerequisites,
+            prerequisiteEnds: prerequisiteEnds, nodesWithFallback: nodesWithFallback,
+            hasCancelAction: hasCancelAction, problems: problems)
     }
 
     /// The machine of a run of the graph whose nodes `graph` holds.
     init(graph: GraphStorage) {
-        // Lazily: the machine copies each flag into its node's state (an array would be dropped).
         self.init(
-            isSync: graph.bodies.lazy.map { $0.isSync },
+            nodes: graph.bodies.map { NodeState(isSync: $0.isSync) },
             prerequisites: graph.prerequisites, prerequisiteEnds: graph.prerequisiteEnds,
             nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: graph.hooks?.cancelAction != nil, problems: graph.nodeProblems)
+    }
+
+    /// - Parameter nodes: each node's state before the run, in order; its count of prerequisites
+    ///   is set here.
+    private init(
+        nodes: consuming [NodeState], prerequisites: [Int], prerequisiteEnds: [Int],
+        nodesWithFallback: Set<Int>, hasCancelAction: Bool, problems: [Int: any Error]
+    ) {
+        let count = nodes.count
+        precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
+        // The starts of the dependents' blocks, then the blocks. `edges[p]` first counts node p's
+        // dependents, then (summed, from where the blocks begin) marks the end of its block;
+        // filling the blocks back to front moves it to the block's start, keeping each block in the
+        // order the dependents were added. `edges[count]` ends the last block.
+        let blocks = count + 1
+        let edgeCount = prerequisiteEnds.last ?? 0
+        var edges = [Int](repeating: 0, count: blocks + edgeCount)
+        var first = 0
+        for node in 0..<count {
+            let end = prerequisiteEnds[node]
+            nodes[node].remaining = end - first
+            for place in first..<end {
+                let prerequisite = prerequisites[place]
+                precondition(
+                    prerequisite >= 0 && prerequisite < node,
+                    "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
+                edges[prerequisite] += 1
+            }
+            first = end
+        }
+        edges[0] += blocks
+        for node in 1..<blocks { edges[node] += edges[node - 1] }
+        var end = edgeCount
+        for node in (0..<count).reversed() {
+            let start = node == 0 ? 0 : prerequisiteEnds[node - 1]
+            for place in (start..<end).reversed() {
+                let prerequisite = prerequisites[place]
+                edges[prerequisite] -= 1
+                edges[edges[prerequisite]] = node
+            }
+            end = start
+        }
+        self.nodes = nodes
+        self.dependentStarts = edges[..<blocks]
+        self.dependents = edges[blocks...]
+        self.nodesWithFallback = nodesWithFallback
+        self.hasCancelAction = hasCancelAction
+        self.problems = problems
     }
 
     var count: Int { nodes.count }
@@ -862,8 +880,8 @@ enum NodeStatus: UInt8, Sendable {
 struct RunNodeState: Sendable {
     var status = NodeStatus.waiting
     let isSync: Bool
-    /// Prerequisites that have not succeeded yet.
-    var remaining: Int
+    /// Prerequisites that have not succeeded yet (the machine's init counts them).
+    var remaining = 0
     /// When it started and ended, since the run started; `nil` until then.
     var start: Duration?
     var end: Duration?
