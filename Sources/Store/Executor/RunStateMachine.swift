@@ -84,8 +84,7 @@ struct RunStateMachine {
     /// Nodes that fail at start because they were built with bad input, and why.
     private let problems: [Int: any Error]
 
-    private var readySync: [SyncItem] = []
-    private var readyHead = 0
+    private var readySync = ReadyQueue()
     /// Nodes that ended in an earlier launch, whose end has not been played yet (see the overview).
     private var replays: [Int: EndedBefore] = [:]
     /// Replayed async nodes released and not played yet, in the order they were released.
@@ -217,7 +216,7 @@ struct RunStateMachine {
     private var droppedFallback: Int?
 
     /// Whether sync work waits for the pipeline (not counting the item in hand).
-    var hasReadySync: Bool { readyHead < readySync.count }
+    var hasReadySync: Bool { !readySync.isEmpty }
 
     /// The stored response of `node`: `nil` for `Void` or before it succeeded.
     func response(of node: Int) -> (any Sendable)? { responses.isEmpty ? nil : responses[node] }
@@ -341,13 +340,10 @@ struct RunStateMachine {
     mutating func takeSyncItem(now: Duration) -> SyncItem? {
         let now = advance(to: now)
         precondition(itemInHand == nil, "OresRedux: a run's sync item was taken twice")
-        guard readyHead < readySync.count else {
+        guard let item = readySync.popFirst() else {
             isScheduled = false
-            compactReadyQueue()
             return nil
         }
-        let item = readySync[readyHead]
-        readyHead += 1
         if case .node(let node) = item {
             nodes[node].status = .running
             nodes[node].start = now
@@ -375,9 +371,8 @@ struct RunStateMachine {
         }
         playDueReplays(now: now, &effects)
         checkFinished(&effects)
-        if readyHead == readySync.count {
+        if readySync.isEmpty {
             isScheduled = false
-            compactReadyQueue()
             resumeSyncWorkWaiters(&effects)
             return (effects, .idle)
         }
@@ -492,8 +487,7 @@ struct RunStateMachine {
                 break
             }
         }
-        readySync = []
-        readyHead = 0
+        readySync = ReadyQueue()
         replays = [:]
         replayedEnds = []
         if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
@@ -599,19 +593,16 @@ struct RunStateMachine {
                 break
             }
         }
-        var kept: [SyncItem] = []
-        for item in readySync[readyHead...] {
+        for item in readySync.takeAll() {
             switch item {
             case .node(let node) where !outlives[node]:
                 continue
             case .fallback(let node) where !wanted[node]:
                 pendingFallbacks -= 1
             default:
-                kept.append(item)
+                readySync.append(item)
             }
         }
-        readySync = kept
-        readyHead = 0
         if case .fallback(let node) = itemInHand, !wanted[node] { droppedFallback = node }
     }
 
@@ -687,7 +678,7 @@ struct RunStateMachine {
     }
 
     /// Whether sync work is ready or being applied.
-    private var hasSyncWorkPending: Bool { itemInHand != nil || readyHead < readySync.count }
+    private var hasSyncWorkPending: Bool { itemInHand != nil || !readySync.isEmpty }
 
     // MARK: Transitions
 
@@ -715,17 +706,15 @@ struct RunStateMachine {
             if played < replayedEnds.count {
                 play(replayedEnds[played], now: now, &effects)
                 played += 1
-            } else if itemInHand == nil, readyHead < readySync.count, case .node(let node) = readySync[readyHead],
-                replays[node] != nil
-            {
-                readyHead += 1
+            } else if itemInHand == nil, case .node(let node) = readySync.first, replays[node] != nil {
+                _ = readySync.popFirst()
                 play(node, now: now, &effects)
             } else {
                 break
             }
         }
         replayedEnds.removeAll()
-        if readyHead < readySync.count, !isScheduled {
+        if !readySync.isEmpty, !isScheduled {
             isScheduled = true
             effects.flags.set(.schedule, true)
         }
@@ -793,12 +782,6 @@ struct RunStateMachine {
         }
     }
 
-    /// Frees the consumed front of the ready queue once it is empty, so it does not grow with the run.
-    private mutating func compactReadyQueue() {
-        readySync.removeAll(keepingCapacity: readySync.count < 64)
-        readyHead = 0
-    }
-
     private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
         markTerminal(node, .succeeded, now: now, &effects)
         for edge in dependentStarts[node]..<dependentStarts[node + 1] {
@@ -853,8 +836,49 @@ struct RunStateMachine {
         if effects.resume.isEmpty { effects.resume = finishWaiters } else { effects.resume += finishWaiters }
         finishWaiters = []
         resumeSyncWorkWaiters(&effects)
-        readySync = []
-        readyHead = 0
+        readySync = ReadyQueue()
+    }
+}
+
+extension RunStateMachine {
+    /// Sync work ready for the pipeline, first in, first out. Most runs have one item ready at a
+    /// time: an item that finds the queue empty waits inline, with no allocation.
+    struct ReadyQueue {
+        /// The front item, when it came to an empty queue; the others follow it in `items`.
+        private var front: SyncItem?
+        /// The items behind `front`, consumed from `head`.
+        private var items: [SyncItem] = []
+        private var head = 0
+
+        var isEmpty: Bool { front == nil && head == items.count }
+
+        var first: SyncItem? { front ?? (head < items.count ? items[head] : nil) }
+
+        mutating func append(_ item: SyncItem) {
+            if isEmpty { front = item } else { items.append(item) }
+        }
+
+        mutating func popFirst() -> SyncItem? {
+            if let item = front.take() { return item }
+            guard head < items.count else { return nil }
+            let item = items[head]
+            head += 1
+            if head == items.count {
+                // Frees the consumed items, so the queue does not grow with the run.
+                items.removeAll(keepingCapacity: items.count < 64)
+                head = 0
+            }
+            return item
+        }
+
+        /// Every item, in order, leaving the queue empty.
+        mutating func takeAll() -> [SyncItem] {
+            var all = front.take().map { [$0] } ?? []
+            all += items[head...]
+            items = []
+            head = 0
+            return all
+        }
     }
 }
 
