@@ -64,6 +64,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Reads the machine under the run's lock; a run born finished answers `bornFinished`.
+    // Always inlined: its callers' closures then need no context built (`wait()` of a run born
+    // finished is one read).
+    @inline(__always)
     func read<T>(bornFinished: @autoclosure () -> T, _ body: (inout RunLockedState) -> T) -> T {
         guard let locked else { return bornFinished() }
         return locked.withLock(body)  // in place: a borrowed state would be copied out of the lock
