@@ -109,7 +109,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         durableMarks: DurableMarks = DurableMarks()
     ) {
         let log = LockedValue(ReducerLog<State>(exhaustivity: exhaustivity))
-        let logID = ObjectIdentifier(log)
+        let logID = log.identity
         let counter = WorkCounter()
         let limit = LockedValue(timeout)
         let clock = VirtualClock()
@@ -321,7 +321,7 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         _ action: some Action, unasserted: [PartialKeyPath<State>], _ update: ((inout State) -> Void)?,
         _ place: Place
     ) throws {
-        let mark = SendMark(owner: ObjectIdentifier(log), id: log.withLock { $0.nextSendID() })
+        let mark = SendMark(owner: log.identity, id: log.withLock { $0.nextSendID() })
         mark.during { store.dispatch(action) }
         let received = try log.withLock { log -> Received<State> in
             guard let index = log.sendLandings.removeValue(forKey: mark.id) else {

@@ -75,19 +75,46 @@ struct Lock: ~Copyable, @unchecked Sendable {
 }
 
 /// A value reachable only through a lock: the thin shell for small pieces of shared state.
-// Why this is safe to share: `value` is read and written only inside `withLock`, under `lock`.
-package final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
+///
+/// Copies share one value and one lock, as references to one object would.
+// Why this is safe to share: the value is read and written only inside `withLock`, under the mutex
+// stored beside it.
+package struct LockedValue<Value>: @unchecked Sendable {
+    private let storage: Storage
 
-    package init(_ value: Value) {
-        self.value = value
+    /// - Parameter value: evaluated once, into the value's place: a large value is not copied there.
+    package init(_ value: @autoclosure () -> Value) {
+        storage = Storage.make(value)
     }
 
+    /// The same for every copy, and for no other `LockedValue` while this one lives.
+    package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
+    /// The value and its mutex in one allocation: the value is the buffer's header, the mutex its
+    /// one element. A buffer's memory never moves, so the mutex keeps the address it was
+    /// initialised at; reached through the buffer's pointers, the value needs no runtime
+    /// exclusivity check (the mutex is what keeps its accesses apart).
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        static func make(_ value: () -> Value) -> Storage {
+            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value() }, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { mutex in
+                let result = pthread_mutex_init(mutex, nil)
+                precondition(result == 0, "OresRedux: pthread_mutex_init failed with \(result)")
+            }
+            return storage
+        }
+
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
     }
 }
 

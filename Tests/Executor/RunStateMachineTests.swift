@@ -241,6 +241,25 @@ struct RunStateMachineTests {
         #expect(machine.takeSyncItem(now: .zero) == .node(0))
     }
 
+    @Test("the ready queue hands out sync items first in, first out, across its inline front and its list")
+    func readyQueueOrder() {
+        var queue = Machine.ReadyQueue()
+        queue.append(.node(0))
+        queue.append(.fallback(1))
+        #expect(queue.popFirst() == .node(0))
+        queue.append(.cancelAction)
+        #expect(queue.first == .fallback(1))
+        #expect(queue.popFirst() == .fallback(1))
+        #expect(queue.popFirst() == .cancelAction)
+        #expect(queue.isEmpty && queue.popFirst() == nil)
+        queue.append(.node(2))
+        queue.append(.node(3))
+        queue.append(.node(4))
+        #expect(queue.popFirst() == .node(2))
+        #expect(queue.takeAll() == [.node(3), .node(4)])
+        #expect(queue.isEmpty)
+    }
+
     // On a plain thread: seconds of work under ThreadSanitizer, which on a pool thread would starve
     // the tests running beside this one. It reports what it found; the checks run here.
     @Test("a million-node chain starts, runs and cancels without deep recursion")

@@ -14,7 +14,7 @@ import OresRedux
 private typealias FloorAnswers = LockedValue<[(any Sendable)?]>
 
 extension LockedValue where Value == [(any Sendable)?] {
-    convenience init(count: Int) {
+    init(count: Int) {
         self.init(Array(repeating: nil, count: count))
     }
 

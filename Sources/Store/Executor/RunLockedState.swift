@@ -11,10 +11,8 @@ struct RunLockedState {
     /// Those who observe the run (the durable journal, the event recorder); set before its first event.
     var observers: [any RunObserver] = []
     var registration: UInt64?
-    /// The continuations of `outcome(of:)` and `wait()`, with the number the machine knows each by,
-    /// in the order they parked: numbers are handed out in increasing order, so the list is sorted
-    /// by number. A run holds few at once, and a sorted list needs no hashing.
-    var waiters: [(number: RunStateMachine.Waiter, waiter: ParkedWaiter)] = []
+    /// The continuations of `outcome(of:)` and `wait()`, with the number the machine knows each by.
+    var waiters = NumberedWaiters()
     var nextWaiter: RunStateMachine.Waiter = 0
     /// The task of each async node in flight, by node; empty until the first one starts (then one
     /// slot per node: one allocation for the run, and no hashing).
@@ -61,32 +59,7 @@ struct RunLockedState {
     /// The continuations of `resumed`, in that order, taken out of the list.
     @inline(__always)
     private mutating func takeWaiters(_ resumed: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
-        guard !resumed.isEmpty, !waiters.isEmpty else { return [] }
-        if resumed.count == 1 {
-            guard let place = place(of: resumed[0]) else { return [] }
-            return [waiters.remove(at: place).waiter]
-        }
-        // Each found, then all removed from the back, so that taking every waiter (a finished
-        // run's) moves none of the others.
-        var found: [(place: Int, order: Int)] = []
-        for (order, number) in resumed.enumerated() {
-            if let place = place(of: number) { found.append((place, order)) }
-        }
-        var taken = [ParkedWaiter?](repeating: nil, count: resumed.count)
-        for (place, order) in found.sorted(by: { $0.place > $1.place }) {
-            taken[order] = waiters.remove(at: place).waiter
-        }
-        return taken.compactMap { $0 }
-    }
-
-    /// Where the waiter numbered `number` is in the sorted list, if it is there.
-    private func place(of number: RunStateMachine.Waiter) -> Int? {
-        var (low, high) = (0, waiters.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if waiters[middle].number < number { low = middle + 1 } else { high = middle }
-        }
-        return low < waiters.count && waiters[low].number == number ? low : nil
+        resumed.isEmpty ? [] : waiters.take(resumed)
     }
 
     /// Feeds the machine a wait (`event`, given the waiter's number); keeps the continuation until
@@ -96,7 +69,7 @@ struct RunLockedState {
     ) -> StepsToPerform {
         nextWaiter += 1
         let performable = handle(event(nextWaiter))
-        if !performable.steps.resumesCaller { waiters.append((nextWaiter, waiter)) }
+        if !performable.steps.resumesCaller { waiters.append(waiter, number: nextWaiter) }
         return performable
     }
 
@@ -150,6 +123,78 @@ extension RunLockedState {
         self.init(
             machine: RunStateMachine(graph: graph), counter: counter, createdAt: createdAt,
             observers: journal.map { [$0] } ?? [])
+    }
+}
+
+/// The continuations a run holds, each with the number the machine knows it by, in the order they
+/// parked: numbers are handed out in increasing order, so the list is sorted by number. A run holds
+/// few at once, and a sorted list needs no hashing; most hold one at a time (their `wait()`), kept
+/// inline, so that a run's one waiter needs no allocation.
+struct NumberedWaiters {
+    typealias Entry = (number: RunStateMachine.Waiter, waiter: ParkedWaiter)
+
+    private enum Storage {
+        case none
+        case one(Entry)
+        case many([Entry])
+    }
+
+    private var storage = Storage.none
+
+    mutating func append(_ waiter: ParkedWaiter, number: RunStateMachine.Waiter) {
+        switch storage {
+        case .none: storage = .one((number, waiter))
+        case .one(let first): storage = .many([first, (number, waiter)])
+        case .many(var list):
+            storage = .none  // the list's one reference: appended in place
+            list.append((number, waiter))
+            storage = .many(list)
+        }
+    }
+
+    /// The continuations numbered `numbers` that the list holds, in that order, taken out of it.
+    mutating func take(_ numbers: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
+        switch storage {
+        case .none:
+            return []
+        case .one(let entry):
+            guard numbers.contains(entry.number) else { return [] }
+            storage = .none
+            return [entry.waiter]
+        case .many(var list):
+            storage = .none
+            let taken = Self.take(numbers, from: &list)
+            if !list.isEmpty { storage = .many(list) }
+            return taken
+        }
+    }
+
+    private static func take(_ numbers: [RunStateMachine.Waiter], from list: inout [Entry]) -> [ParkedWaiter] {
+        if numbers.count == 1 {
+            guard let place = place(of: numbers[0], in: list) else { return [] }
+            return [list.remove(at: place).waiter]
+        }
+        // Each found, then all removed from the back, so that taking every waiter (a finished
+        // run's) moves none of the others.
+        var found: [(place: Int, order: Int)] = []
+        for (order, number) in numbers.enumerated() {
+            if let place = place(of: number, in: list) { found.append((place, order)) }
+        }
+        var taken = [ParkedWaiter?](repeating: nil, count: numbers.count)
+        for (place, order) in found.sorted(by: { $0.place > $1.place }) {
+            taken[order] = list.remove(at: place).waiter
+        }
+        return taken.compactMap { $0 }
+    }
+
+    /// Where the waiter numbered `number` is in the sorted `list`, if it is there.
+    private static func place(of number: RunStateMachine.Waiter, in list: [Entry]) -> Int? {
+        var (low, high) = (0, list.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle].number < number { low = middle + 1 } else { high = middle }
+        }
+        return low < list.count && list[low].number == number ? low : nil
     }
 }
 

@@ -74,16 +74,17 @@ struct RunStateMachine {
     private(set) var nodes: [NodeState]
     /// Reverse edges, compressed: node `i`'s dependents are
     /// `dependents[dependentStarts[i] ..< dependentStarts[i + 1]]`, in the order they were added.
-    private let dependentStarts: [Int]
-    private let dependents: [Int]
+    /// Both are slices of one array (one allocation): the starts first, then the dependents; a
+    /// slice keeps its array's indices, so each start indexes `dependents` as it is.
+    private let dependentStarts: ArraySlice<Int>
+    private let dependents: ArraySlice<Int>
     private let nodesWithFallback: Set<Int>
     /// Whether the graph names a sync action to send when its run is cancelled.
     private let hasCancelAction: Bool
     /// Nodes that fail at start because they were built with bad input, and why.
     private let problems: [Int: any Error]
 
-    private var readySync: [SyncItem] = []
-    private var readyHead = 0
+    private var readySync = ReadyQueue()
     /// Nodes that ended in an earlier launch, whose end has not been played yet (see the overview).
     private var replays: [Int: EndedBefore] = [:]
     /// Replayed async nodes released and not played yet, in the order they were released.
@@ -134,55 +135,71 @@ struct RunStateMachine {
     ///   - nodesWithFallback: the nodes that send a fallback action when they fail.
     ///   - hasCancelAction: whether the graph sends a sync action when its run is cancelled.
     ///   - problems: nodes built with bad input; each fails with its error when the run starts.
-    init<IsSync: RandomAccessCollection<Bool>>(
-        isSync: IsSync, prerequisites: [Int], prerequisiteEnds: [Int],
+    init(
+        isSync: [Bool], prerequisites: [Int], prerequisiteEnds: [Int],
         nodesWithFallback: Set<Int> = [], hasCancelAction: Bool = false, problems: [Int: any Error] = [:]
-    ) where IsSync.Index == Int {
-        let count = isSync.count
-        precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
-        var nodes: [NodeState] = []
-        nodes.reserveCapacity(count)
-        // `starts[p]` first counts node p's dependents, then (summed) marks the end of its block;
-        // filling the blocks back to front moves it to the block's start, keeping each block in the
-        // order the dependents were added.
-        var starts = [Int](repeating: 0, count: count + 1)
-        var first = 0
-        for node in 0..<count {
-            let end = prerequisiteEnds[node]
-            nodes.append(NodeState(isSync: isSync[node], remaining: end - first))
-            for prerequisite in prerequisites[first..<end] {
-                precondition(
-                    prerequisite >= 0 && prerequisite < node,
-                    "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
-                starts[prerequisite] += 1
-            }
-            first = end
-        }
-        for index in 1..<starts.count { starts[index] += starts[index - 1] }
-        var dependents = [Int](repeating: 0, count: starts[count])
-        for node in (0..<count).reversed() {
-            let start = node == 0 ? 0 : prerequisiteEnds[node - 1]
-            for prerequisite in prerequisites[start..<prerequisiteEnds[node]].reversed() {
-                starts[prerequisite] -= 1
-                dependents[starts[prerequisite]] = node
-            }
-        }
-        self.nodes = nodes
-        self.dependentStarts = starts
-        self.dependents = dependents
-        self.nodesWithFallback = nodesWithFallback
-        self.hasCancelAction = hasCancelAction
-        self.problems = problems
+    ) {
+        self.init(
+            nodes: isSync.map { NodeState(isSync: $0) }, prerequisites: prerequisites,
+            prerequisiteEnds: prerequisiteEnds, nodesWithFallback: nodesWithFallback,
+            hasCancelAction: hasCancelAction, problems: problems)
     }
 
     /// The machine of a run of the graph whose nodes `graph` holds.
     init(graph: GraphStorage) {
-        // Lazily: the machine copies each flag into its node's state (an array would be dropped).
         self.init(
-            isSync: graph.bodies.lazy.map { $0.isSync },
+            nodes: graph.bodies.map { NodeState(isSync: $0.isSync) },
             prerequisites: graph.prerequisites, prerequisiteEnds: graph.prerequisiteEnds,
             nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: graph.hooks?.cancelAction != nil, problems: graph.nodeProblems)
+    }
+
+    /// - Parameter nodes: each node's state before the run, in order; its count of prerequisites
+    ///   is set here.
+    private init(
+        nodes: consuming [NodeState], prerequisites: [Int], prerequisiteEnds: [Int],
+        nodesWithFallback: Set<Int>, hasCancelAction: Bool, problems: [Int: any Error]
+    ) {
+        let count = nodes.count
+        precondition(prerequisiteEnds.count == count, "OresRedux: one prerequisite list per node")
+        // The starts of the dependents' blocks, then the blocks. `edges[p]` first counts node p's
+        // dependents, then (summed, from where the blocks begin) marks the end of its block;
+        // filling the blocks back to front moves it to the block's start, keeping each block in the
+        // order the dependents were added. `edges[count]` ends the last block.
+        let blocks = count + 1
+        let edgeCount = prerequisiteEnds.last ?? 0
+        var edges = [Int](repeating: 0, count: blocks + edgeCount)
+        var first = 0
+        for node in 0..<count {
+            let end = prerequisiteEnds[node]
+            nodes[node].remaining = end - first
+            for place in first..<end {
+                let prerequisite = prerequisites[place]
+                precondition(
+                    prerequisite >= 0 && prerequisite < node,
+                    "OresRedux: node #\(node) waits on node #\(prerequisite), which is not added before it")
+                edges[prerequisite] += 1
+            }
+            first = end
+        }
+        edges[0] += blocks
+        for node in 1..<blocks { edges[node] += edges[node - 1] }
+        var end = edgeCount
+        for node in (0..<count).reversed() {
+            let start = node == 0 ? 0 : prerequisiteEnds[node - 1]
+            for place in (start..<end).reversed() {
+                let prerequisite = prerequisites[place]
+                edges[prerequisite] -= 1
+                edges[edges[prerequisite]] = node
+            }
+            end = start
+        }
+        self.nodes = nodes
+        self.dependentStarts = edges[..<blocks]
+        self.dependents = edges[blocks...]
+        self.nodesWithFallback = nodesWithFallback
+        self.hasCancelAction = hasCancelAction
+        self.problems = problems
     }
 
     var count: Int { nodes.count }
@@ -199,7 +216,7 @@ struct RunStateMachine {
     private var droppedFallback: Int?
 
     /// Whether sync work waits for the pipeline (not counting the item in hand).
-    var hasReadySync: Bool { readyHead < readySync.count }
+    var hasReadySync: Bool { !readySync.isEmpty }
 
     /// The stored response of `node`: `nil` for `Void` or before it succeeded.
     func response(of node: Int) -> (any Sendable)? { responses.isEmpty ? nil : responses[node] }
@@ -323,13 +340,10 @@ struct RunStateMachine {
     mutating func takeSyncItem(now: Duration) -> SyncItem? {
         let now = advance(to: now)
         precondition(itemInHand == nil, "OresRedux: a run's sync item was taken twice")
-        guard readyHead < readySync.count else {
+        guard let item = readySync.popFirst() else {
             isScheduled = false
-            compactReadyQueue()
             return nil
         }
-        let item = readySync[readyHead]
-        readyHead += 1
         if case .node(let node) = item {
             nodes[node].status = .running
             nodes[node].start = now
@@ -357,9 +371,8 @@ struct RunStateMachine {
         }
         playDueReplays(now: now, &effects)
         checkFinished(&effects)
-        if readyHead == readySync.count {
+        if readySync.isEmpty {
             isScheduled = false
-            compactReadyQueue()
             resumeSyncWorkWaiters(&effects)
             return (effects, .idle)
         }
@@ -471,8 +484,7 @@ struct RunStateMachine {
                 break
             }
         }
-        readySync = []
-        readyHead = 0
+        readySync = ReadyQueue()
         replays = [:]
         replayedEnds = []
         if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
@@ -578,19 +590,16 @@ struct RunStateMachine {
                 break
             }
         }
-        var kept: [SyncItem] = []
-        for item in readySync[readyHead...] {
+        for item in readySync.takeAll() {
             switch item {
             case .node(let node) where !outlives[node]:
                 continue
             case .fallback(let node) where !wanted[node]:
                 pendingFallbacks -= 1
             default:
-                kept.append(item)
+                readySync.append(item)
             }
         }
-        readySync = kept
-        readyHead = 0
         if case .fallback(let node) = itemInHand, !wanted[node] { droppedFallback = node }
     }
 
@@ -666,7 +675,7 @@ struct RunStateMachine {
     }
 
     /// Whether sync work is ready or being applied.
-    private var hasSyncWorkPending: Bool { itemInHand != nil || readyHead < readySync.count }
+    private var hasSyncWorkPending: Bool { itemInHand != nil || !readySync.isEmpty }
 
     // MARK: Transitions
 
@@ -694,17 +703,15 @@ struct RunStateMachine {
             if played < replayedEnds.count {
                 play(replayedEnds[played], now: now, &effects)
                 played += 1
-            } else if itemInHand == nil, readyHead < readySync.count, case .node(let node) = readySync[readyHead],
-                replays[node] != nil
-            {
-                readyHead += 1
+            } else if itemInHand == nil, case .node(let node) = readySync.first, replays[node] != nil {
+                _ = readySync.popFirst()
                 play(node, now: now, &effects)
             } else {
                 break
             }
         }
         replayedEnds.removeAll()
-        if readyHead < readySync.count, !isScheduled {
+        if !readySync.isEmpty, !isScheduled {
             isScheduled = true
             effects.flags.set(.schedule, true)
         }
@@ -772,12 +779,6 @@ struct RunStateMachine {
         }
     }
 
-    /// Frees the consumed front of the ready queue once it is empty, so it does not grow with the run.
-    private mutating func compactReadyQueue() {
-        readySync.removeAll(keepingCapacity: readySync.count < 64)
-        readyHead = 0
-    }
-
     private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
         markTerminal(node, .succeeded, now: now, &effects)
         for edge in dependentStarts[node]..<dependentStarts[node + 1] {
@@ -832,8 +833,49 @@ struct RunStateMachine {
         if effects.resume.isEmpty { effects.resume = finishWaiters } else { effects.resume += finishWaiters }
         finishWaiters = []
         resumeSyncWorkWaiters(&effects)
-        readySync = []
-        readyHead = 0
+        readySync = ReadyQueue()
+    }
+}
+
+extension RunStateMachine {
+    /// Sync work ready for the pipeline, first in, first out. Most runs have one item ready at a
+    /// time: an item that finds the queue empty waits inline, with no allocation.
+    struct ReadyQueue {
+        /// The front item, when it came to an empty queue; the others follow it in `items`.
+        private var front: SyncItem?
+        /// The items behind `front`, consumed from `head`.
+        private var items: [SyncItem] = []
+        private var head = 0
+
+        var isEmpty: Bool { front == nil && head == items.count }
+
+        var first: SyncItem? { front ?? (head < items.count ? items[head] : nil) }
+
+        mutating func append(_ item: SyncItem) {
+            if isEmpty { front = item } else { items.append(item) }
+        }
+
+        mutating func popFirst() -> SyncItem? {
+            if let item = front.take() { return item }
+            guard head < items.count else { return nil }
+            let item = items[head]
+            head += 1
+            if head == items.count {
+                // Frees the consumed items, so the queue does not grow with the run.
+                items.removeAll(keepingCapacity: items.count < 64)
+                head = 0
+            }
+            return item
+        }
+
+        /// Every item, in order, leaving the queue empty.
+        mutating func takeAll() -> [SyncItem] {
+            var all = front.take().map { [$0] } ?? []
+            all += items[head...]
+            items = []
+            head = 0
+            return all
+        }
     }
 }
 
@@ -859,8 +901,8 @@ enum NodeStatus: UInt8, Sendable {
 struct RunNodeState: Sendable {
     var status = NodeStatus.waiting
     let isSync: Bool
-    /// Prerequisites that have not succeeded yet.
-    var remaining: Int
+    /// Prerequisites that have not succeeded yet (the machine's init counts them).
+    var remaining = 0
     /// When it started and ended, since the run started; `nil` until then.
     var start: Duration?
     var end: Duration?
