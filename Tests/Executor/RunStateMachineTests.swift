@@ -241,6 +241,23 @@ struct RunStateMachineTests {
         #expect(machine.takeSyncItem(now: .zero) == .node(0))
     }
 
+    @Test("a node's state keeps its times to the nanosecond and its count of prerequisites, in 32 bytes")
+    func nodeStateRepresentation() {
+        var node = RunNodeState(isSync: true)
+        #expect(node.start == nil && node.end == nil && node.remaining == 0)
+        node.start = .zero
+        node.end = .seconds(3) + .nanoseconds(7)
+        node.remaining = Int(UInt32.max)
+        #expect(node.start == .zero)
+        #expect(node.end == .seconds(3) + .nanoseconds(7))
+        #expect(node.remaining == Int(UInt32.max))
+        node.end = .nanoseconds(5) + .seconds(1) / 1_000_000_000_000
+        #expect(node.end == .nanoseconds(5), "a finer part than a nanosecond is dropped")
+        node.start = nil
+        #expect(node.start == nil)
+        #expect(MemoryLayout<RunNodeState>.size <= 32)
+    }
+
     @Test("the ready queue hands out sync items first in, first out, across its inline front and its list")
     func readyQueueOrder() {
         var queue = Machine.ReadyQueue()

@@ -898,16 +898,72 @@ enum NodeStatus: UInt8, Sendable {
 }
 
 /// One node's bookkeeping in a run, as the state machine keeps it and a report reads it.
+///
+/// A run keeps one per node for its whole life, so its size is the machine's memory per node: its
+/// times kept as whole nanoseconds (see ``start``) and its count of prerequisites in 32 bits keep
+/// it at 32 bytes.
 struct RunNodeState: Sendable {
     var status = NodeStatus.waiting
     let isSync: Bool
-    /// Prerequisites that have not succeeded yet (the machine's init counts them).
-    var remaining = 0
-    /// When it started and ended, since the run started; `nil` until then.
-    var start: Duration?
-    var end: Duration?
+    private var remainingCount: UInt32 = 0
+    private var startNanoseconds = Self.notYet
+    private var endNanoseconds = Self.notYet
     /// Attempts started in this launch (a sync node makes one).
     var attempts = 0
+
+    init(isSync: Bool) { self.isSync = isSync }
+
+    /// Prerequisites that have not succeeded yet (the machine's init counts them).
+    /// - Precondition: a node has at most `UInt32.max` prerequisites.
+    var remaining: Int {
+        get { Int(remainingCount) }
+        set {
+            guard let count = UInt32(exactly: newValue) else {
+                preconditionFailure("OresRedux: a node has at most \(UInt32.max) prerequisites (kept as UInt32)")
+            }
+            remainingCount = count
+        }
+    }
+
+    /// When it started, since the run started; `nil` until then. Kept in whole nanoseconds: a
+    /// finer part, which a store's clock may read, is dropped.
+    /// - Precondition: a time is under 292 years (nanoseconds kept as Int64).
+    var start: Duration? {
+        get { Self.time(startNanoseconds) }
+        set { startNanoseconds = Self.nanoseconds(newValue) }
+    }
+
+    /// When it ended, since the run started; `nil` until then. Kept as ``start`` is.
+    var end: Duration? {
+        get { Self.time(endNanoseconds) }
+        set { endNanoseconds = Self.nanoseconds(newValue) }
+    }
+
+    /// A time not reached yet: the machine's times are never negative.
+    private static let notYet: Int64 = -1
+
+    private static func time(_ nanoseconds: Int64) -> Duration? {
+        nanoseconds == notYet ? nil : .nanoseconds(nanoseconds)
+    }
+
+    private static func nanoseconds(_ time: Duration?) -> Int64 {
+        guard let time else { return notYet }
+        let nanoseconds: Int64?
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            nanoseconds = Int64(exactly: time.attoseconds / 1_000_000_000)
+        } else {
+            // The same value from the components, where `attoseconds` is missing (a slower division).
+            let (seconds, attoseconds) = time.components
+            let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            let (sum, sumOverflows) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+            nanoseconds = overflow || sumOverflows ? nil : sum
+        }
+        guard let nanoseconds, nanoseconds >= 0 else {
+            preconditionFailure(
+                "OresRedux: a node's time \(time) is not between zero and 292 years (kept in Int64 nanoseconds)")
+        }
+        return nanoseconds
+    }
 }
 
 // MARK: - Events and steps: what the shell feeds the machine, and what it returns
