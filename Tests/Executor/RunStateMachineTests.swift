@@ -277,6 +277,24 @@ struct RunStateMachineTests {
         #expect(queue.isEmpty)
     }
 
+    @Test("a ready queue that never empties keeps its order as it drops the items it handed out")
+    func readyQueueThatNeverEmpties() {
+        var queue = Machine.ReadyQueue()
+        var next = 0
+        for _ in 0..<10 {
+            queue.append(.node(next))
+            next += 1
+        }
+        for expected in 0..<1_000 {
+            #expect(queue.popFirst() == .node(expected))
+            for _ in 0..<(expected % 3) {
+                queue.append(.node(next))
+                next += 1
+            }
+        }
+        #expect(queue.takeAll() == (1_000..<next).map { .node($0) })
+    }
+
     // On a plain thread: seconds of work under ThreadSanitizer, which on a pool thread would starve
     // the tests running beside this one. It reports what it found; the checks run here.
     @Test("a million-node chain starts, runs and cancels without deep recursion")

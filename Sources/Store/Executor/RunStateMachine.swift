@@ -864,6 +864,12 @@ extension RunStateMachine {
                 // Frees the consumed items, so the queue does not grow with the run.
                 items.removeAll(keepingCapacity: items.count < 64)
                 head = 0
+            } else if head >= 64, head >= items.count - head {
+                // A queue that never empties (each item applied releases more) drops its consumed
+                // front once that is half the list, so it keeps about what waits rather than every
+                // item of the run; the items moved are never more than those consumed since.
+                items.removeFirst(head)
+                head = 0
             }
             return item
         }
