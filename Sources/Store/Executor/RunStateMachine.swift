@@ -75,9 +75,10 @@ struct RunStateMachine {
     /// Reverse edges, compressed: node `i`'s dependents are
     /// `dependents[dependentStarts[i] ..< dependentStarts[i + 1]]`, in the order they were added.
     /// Both are slices of one array (one allocation): the starts first, then the dependents; a
-    /// slice keeps its array's indices, so each start indexes `dependents` as it is.
-    private let dependentStarts: ArraySlice<Int>
-    private let dependents: ArraySlice<Int>
+    /// slice keeps its array's indices, so each start indexes `dependents` as it is. Kept as Int32,
+    /// half the bytes, as a run holds them for its whole life (the init checks they fit).
+    private let dependentStarts: ArraySlice<Int32>
+    private let dependents: ArraySlice<Int32>
     private let nodesWithFallback: Set<Int>
     /// Whether the graph names a sync action to send when its run is cancelled.
     private let hasCancelAction: Bool
@@ -168,7 +169,10 @@ struct RunStateMachine {
         // order the dependents were added. `edges[count]` ends the last block.
         let blocks = count + 1
         let edgeCount = prerequisiteEnds.last ?? 0
-        var edges = [Int](repeating: 0, count: blocks + edgeCount)
+        precondition(
+            blocks + edgeCount <= Int32.max,
+            "OresRedux: a graph's nodes and prerequisites number under 2^31 - 1 together (its run keeps them as Int32)")
+        var edges = [Int32](repeating: 0, count: blocks + edgeCount)
         var first = 0
         for node in 0..<count {
             let end = prerequisiteEnds[node]
@@ -182,7 +186,7 @@ struct RunStateMachine {
             }
             first = end
         }
-        edges[0] += blocks
+        edges[0] += Int32(blocks)
         for node in 1..<blocks { edges[node] += edges[node - 1] }
         var end = edgeCount
         for node in (0..<count).reversed() {
@@ -190,7 +194,7 @@ struct RunStateMachine {
             for place in (start..<end).reversed() {
                 let prerequisite = prerequisites[place]
                 edges[prerequisite] -= 1
-                edges[edges[prerequisite]] = node
+                edges[Int(edges[prerequisite])] = Int32(node)
             }
             end = start
         }
@@ -203,6 +207,11 @@ struct RunStateMachine {
     }
 
     var count: Int { nodes.count }
+
+    /// Where `node`'s dependents are in `dependents`.
+    private func dependentPlaces(of node: Int) -> Range<Int> {
+        Int(dependentStarts[node])..<Int(dependentStarts[node + 1])
+    }
 
     func status(of node: Int) -> Status { nodes[node].status }
 
@@ -564,8 +573,8 @@ struct RunStateMachine {
                 outlives[node] = wanted[node] && !blocked[node]
                 alive = outlives[node]
             }
-            for edge in dependentStarts[node]..<dependentStarts[node + 1] {
-                let dependent = dependents[edge]
+            for edge in dependentPlaces(of: node) {
+                let dependent = Int(dependents[edge])
                 if inheritsFinish[node] { inheritsFinish[dependent] = true }
                 if !alive { blocked[dependent] = true }
             }
@@ -781,8 +790,8 @@ struct RunStateMachine {
 
     private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
         markTerminal(node, .succeeded, now: now, &effects)
-        for edge in dependentStarts[node]..<dependentStarts[node + 1] {
-            let dependent = dependents[edge]
+        for edge in dependentPlaces(of: node) {
+            let dependent = Int(dependents[edge])
             guard nodes[dependent].status == .waiting else { continue }
             nodes[dependent].remaining -= 1
             if nodes[dependent].remaining == 0 { release(dependent, now: now, handingOn: handingOn, &effects) }
@@ -803,8 +812,8 @@ struct RunStateMachine {
     private mutating func skipDependents(of node: Int, now: Duration, _ effects: inout RunSteps) {
         var stack = [node]
         while let failed = stack.popLast() {
-            for edge in dependentStarts[failed]..<dependentStarts[failed + 1] {
-                let dependent = dependents[edge]
+            for edge in dependentPlaces(of: failed) {
+                let dependent = Int(dependents[edge])
                 guard nodes[dependent].status == .waiting else { continue }
                 markTerminal(dependent, .skipped, now: now, &effects)
                 stack.append(dependent)
