@@ -241,6 +241,23 @@ struct RunStateMachineTests {
         #expect(machine.takeSyncItem(now: .zero) == .node(0))
     }
 
+    @Test("a node's state keeps its times to the nanosecond and its count of prerequisites, in 32 bytes")
+    func nodeStateRepresentation() {
+        var node = RunNodeState(isSync: true)
+        #expect(node.start == nil && node.end == nil && node.remaining == 0)
+        node.start = .zero
+        node.end = .seconds(3) + .nanoseconds(7)
+        node.remaining = Int(UInt32.max)
+        #expect(node.start == .zero)
+        #expect(node.end == .seconds(3) + .nanoseconds(7))
+        #expect(node.remaining == Int(UInt32.max))
+        node.end = .nanoseconds(5) + .seconds(1) / 1_000_000_000_000
+        #expect(node.end == .nanoseconds(5), "a finer part than a nanosecond is dropped")
+        node.start = nil
+        #expect(node.start == nil)
+        #expect(MemoryLayout<RunNodeState>.size <= 32)
+    }
+
     @Test("the ready queue hands out sync items first in, first out, across its inline front and its list")
     func readyQueueOrder() {
         var queue = Machine.ReadyQueue()
@@ -258,6 +275,24 @@ struct RunStateMachineTests {
         #expect(queue.popFirst() == .node(2))
         #expect(queue.takeAll() == [.node(3), .node(4)])
         #expect(queue.isEmpty)
+    }
+
+    @Test("a ready queue that never empties keeps its order as it drops the items it handed out")
+    func readyQueueThatNeverEmpties() {
+        var queue = Machine.ReadyQueue()
+        var next = 0
+        for _ in 0..<10 {
+            queue.append(.node(next))
+            next += 1
+        }
+        for expected in 0..<1_000 {
+            #expect(queue.popFirst() == .node(expected))
+            for _ in 0..<(expected % 3) {
+                queue.append(.node(next))
+                next += 1
+            }
+        }
+        #expect(queue.takeAll() == (1_000..<next).map { .node($0) })
     }
 
     // On a plain thread: seconds of work under ThreadSanitizer, which on a pool thread would starve

@@ -75,9 +75,10 @@ struct RunStateMachine {
     /// Reverse edges, compressed: node `i`'s dependents are
     /// `dependents[dependentStarts[i] ..< dependentStarts[i + 1]]`, in the order they were added.
     /// Both are slices of one array (one allocation): the starts first, then the dependents; a
-    /// slice keeps its array's indices, so each start indexes `dependents` as it is.
-    private let dependentStarts: ArraySlice<Int>
-    private let dependents: ArraySlice<Int>
+    /// slice keeps its array's indices, so each start indexes `dependents` as it is. Kept as Int32,
+    /// half the bytes, as a run holds them for its whole life (the init checks they fit).
+    private let dependentStarts: ArraySlice<Int32>
+    private let dependents: ArraySlice<Int32>
     private let nodesWithFallback: Set<Int>
     /// Whether the graph names a sync action to send when its run is cancelled.
     private let hasCancelAction: Bool
@@ -168,7 +169,10 @@ struct RunStateMachine {
         // order the dependents were added. `edges[count]` ends the last block.
         let blocks = count + 1
         let edgeCount = prerequisiteEnds.last ?? 0
-        var edges = [Int](repeating: 0, count: blocks + edgeCount)
+        precondition(
+            blocks + edgeCount <= Int32.max,
+            "OresRedux: a graph's nodes and prerequisites number under 2^31 - 1 together (its run keeps them as Int32)")
+        var edges = [Int32](repeating: 0, count: blocks + edgeCount)
         var first = 0
         for node in 0..<count {
             let end = prerequisiteEnds[node]
@@ -182,7 +186,7 @@ struct RunStateMachine {
             }
             first = end
         }
-        edges[0] += blocks
+        edges[0] += Int32(blocks)
         for node in 1..<blocks { edges[node] += edges[node - 1] }
         var end = edgeCount
         for node in (0..<count).reversed() {
@@ -190,7 +194,7 @@ struct RunStateMachine {
             for place in (start..<end).reversed() {
                 let prerequisite = prerequisites[place]
                 edges[prerequisite] -= 1
-                edges[edges[prerequisite]] = node
+                edges[Int(edges[prerequisite])] = Int32(node)
             }
             end = start
         }
@@ -203,6 +207,11 @@ struct RunStateMachine {
     }
 
     var count: Int { nodes.count }
+
+    /// Where `node`'s dependents are in `dependents`.
+    private func dependentPlaces(of node: Int) -> Range<Int> {
+        Int(dependentStarts[node])..<Int(dependentStarts[node + 1])
+    }
 
     func status(of node: Int) -> Status { nodes[node].status }
 
@@ -564,8 +573,8 @@ struct RunStateMachine {
                 outlives[node] = wanted[node] && !blocked[node]
                 alive = outlives[node]
             }
-            for edge in dependentStarts[node]..<dependentStarts[node + 1] {
-                let dependent = dependents[edge]
+            for edge in dependentPlaces(of: node) {
+                let dependent = Int(dependents[edge])
                 if inheritsFinish[node] { inheritsFinish[dependent] = true }
                 if !alive { blocked[dependent] = true }
             }
@@ -781,8 +790,8 @@ struct RunStateMachine {
 
     private mutating func succeed(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
         markTerminal(node, .succeeded, now: now, &effects)
-        for edge in dependentStarts[node]..<dependentStarts[node + 1] {
-            let dependent = dependents[edge]
+        for edge in dependentPlaces(of: node) {
+            let dependent = Int(dependents[edge])
             guard nodes[dependent].status == .waiting else { continue }
             nodes[dependent].remaining -= 1
             if nodes[dependent].remaining == 0 { release(dependent, now: now, handingOn: handingOn, &effects) }
@@ -803,8 +812,8 @@ struct RunStateMachine {
     private mutating func skipDependents(of node: Int, now: Duration, _ effects: inout RunSteps) {
         var stack = [node]
         while let failed = stack.popLast() {
-            for edge in dependentStarts[failed]..<dependentStarts[failed + 1] {
-                let dependent = dependents[edge]
+            for edge in dependentPlaces(of: failed) {
+                let dependent = Int(dependents[edge])
                 guard nodes[dependent].status == .waiting else { continue }
                 markTerminal(dependent, .skipped, now: now, &effects)
                 stack.append(dependent)
@@ -864,6 +873,12 @@ extension RunStateMachine {
                 // Frees the consumed items, so the queue does not grow with the run.
                 items.removeAll(keepingCapacity: items.count < 64)
                 head = 0
+            } else if head >= 64, head >= items.count - head {
+                // A queue that never empties (each item applied releases more) drops its consumed
+                // front once that is half the list, so it keeps about what waits rather than every
+                // item of the run; the items moved are never more than those consumed since.
+                items.removeFirst(head)
+                head = 0
             }
             return item
         }
@@ -898,16 +913,72 @@ enum NodeStatus: UInt8, Sendable {
 }
 
 /// One node's bookkeeping in a run, as the state machine keeps it and a report reads it.
+///
+/// A run keeps one per node for its whole life, so its size is the machine's memory per node: its
+/// times kept as whole nanoseconds (see ``start``) and its count of prerequisites in 32 bits keep
+/// it at 32 bytes.
 struct RunNodeState: Sendable {
     var status = NodeStatus.waiting
     let isSync: Bool
-    /// Prerequisites that have not succeeded yet (the machine's init counts them).
-    var remaining = 0
-    /// When it started and ended, since the run started; `nil` until then.
-    var start: Duration?
-    var end: Duration?
+    private var remainingCount: UInt32 = 0
+    private var startNanoseconds = Self.notYet
+    private var endNanoseconds = Self.notYet
     /// Attempts started in this launch (a sync node makes one).
     var attempts = 0
+
+    init(isSync: Bool) { self.isSync = isSync }
+
+    /// Prerequisites that have not succeeded yet (the machine's init counts them).
+    /// - Precondition: a node has at most `UInt32.max` prerequisites.
+    var remaining: Int {
+        get { Int(remainingCount) }
+        set {
+            guard let count = UInt32(exactly: newValue) else {
+                preconditionFailure("OresRedux: a node has at most \(UInt32.max) prerequisites (kept as UInt32)")
+            }
+            remainingCount = count
+        }
+    }
+
+    /// When it started, since the run started; `nil` until then. Kept in whole nanoseconds: a
+    /// finer part, which a store's clock may read, is dropped.
+    /// - Precondition: a time is under 292 years (nanoseconds kept as Int64).
+    var start: Duration? {
+        get { Self.time(startNanoseconds) }
+        set { startNanoseconds = Self.nanoseconds(newValue) }
+    }
+
+    /// When it ended, since the run started; `nil` until then. Kept as ``start`` is.
+    var end: Duration? {
+        get { Self.time(endNanoseconds) }
+        set { endNanoseconds = Self.nanoseconds(newValue) }
+    }
+
+    /// A time not reached yet: the machine's times are never negative.
+    private static let notYet: Int64 = -1
+
+    private static func time(_ nanoseconds: Int64) -> Duration? {
+        nanoseconds == notYet ? nil : .nanoseconds(nanoseconds)
+    }
+
+    private static func nanoseconds(_ time: Duration?) -> Int64 {
+        guard let time else { return notYet }
+        let nanoseconds: Int64?
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            nanoseconds = Int64(exactly: time.attoseconds / 1_000_000_000)
+        } else {
+            // The same value from the components, where `attoseconds` is missing (a slower division).
+            let (seconds, attoseconds) = time.components
+            let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            let (sum, sumOverflows) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+            nanoseconds = overflow || sumOverflows ? nil : sum
+        }
+        guard let nanoseconds, nanoseconds >= 0 else {
+            preconditionFailure(
+                "OresRedux: a node's time \(time) is not between zero and 292 years (kept in Int64 nanoseconds)")
+        }
+        return nanoseconds
+    }
 }
 
 // MARK: - Events and steps: what the shell feeds the machine, and what it returns
