@@ -24,12 +24,12 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         public let outcome: OutcomeKind?
         /// Its own error, when it failed.
         public let error: (any Error)?
-        /// When it started, since the run started, on the store's clock; `nil` if it never started.
-        /// Never before the end of its last prerequisite.
+        /// When it started, since the run started, on the store's clock, to the whole nanosecond;
+        /// `nil` if it never started. Never before the end of its last prerequisite.
         public let start: Duration?
-        /// When it ended, since the run started, on the store's clock; `nil` while it has not. A sync
-        /// node starts when the pipeline takes it and ends once middleware, reducer and subscribers
-        /// are done with it.
+        /// When it ended, since the run started, on the store's clock, to the whole nanosecond; `nil`
+        /// while it has not. A sync node starts when the pipeline takes it and ends once middleware,
+        /// reducer and subscribers are done with it.
         public let end: Duration?
         /// Attempts made: 0 if it never started, more than 1 if it was retried.
         public let attempts: Int
