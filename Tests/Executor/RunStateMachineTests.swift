@@ -258,6 +258,17 @@ struct RunStateMachineTests {
         #expect(MemoryLayout<RunNodeState>.size <= 32)
     }
 
+    @Test(
+        "a node's time past what Int64 nanoseconds hold (a test clock moved centuries) is kept as the largest, not a crash"
+    )
+    func nodeStateTimePastItsRange() {
+        var node = RunNodeState(isSync: false)
+        node.start = .seconds(300 * 365 * 24 * 3600)
+        node.end = .seconds(Int64.max)
+        #expect(node.start == .nanoseconds(Int64.max))
+        #expect(node.end == .nanoseconds(Int64.max))
+    }
+
     @Test("the ready queue hands out sync items first in, first out, across its inline front and its list")
     func readyQueueOrder() {
         var queue = Machine.ReadyQueue()

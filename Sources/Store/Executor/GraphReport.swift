@@ -25,7 +25,9 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
         /// Its own error, when it failed.
         public let error: (any Error)?
         /// When it started, since the run started, on the store's clock, to the whole nanosecond;
-        /// `nil` if it never started. Never before the end of its last prerequisite.
+        /// `nil` if it never started. Never before the end of its last prerequisite. A time past
+        /// about 292 years (`Int64.max` nanoseconds), which only a test clock moved that far
+        /// reaches, reads as that much.
         public let start: Duration?
         /// When it ended, since the run started, on the store's clock, to the whole nanosecond; `nil`
         /// while it has not. A sync node starts when the pipeline takes it and ends once middleware,

@@ -941,8 +941,9 @@ struct RunNodeState: Sendable {
     }
 
     /// When it started, since the run started; `nil` until then. Kept in whole nanoseconds: a
-    /// finer part, which a store's clock may read, is dropped.
-    /// - Precondition: a time is under 292 years (nanoseconds kept as Int64).
+    /// finer part, which a store's clock may read, is dropped, and a time past `Int64.max`
+    /// nanoseconds (about 292 years, which only a test clock moved that far reaches) is kept as
+    /// that much, so that such a clock never stops the store.
     var start: Duration? {
         get { Self.time(startNanoseconds) }
         set { startNanoseconds = Self.nanoseconds(newValue) }
@@ -973,11 +974,8 @@ struct RunNodeState: Sendable {
             let (sum, sumOverflows) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
             nanoseconds = overflow || sumOverflows ? nil : sum
         }
-        guard let nanoseconds, nanoseconds >= 0 else {
-            preconditionFailure(
-                "OresRedux: a node's time \(time) is not between zero and 292 years (kept in Int64 nanoseconds)")
-        }
-        return nanoseconds
+        // Times are never negative (see `notYet`); one too large for Int64 is kept as the largest.
+        return Swift.max(0, nanoseconds ?? .max)
     }
 }
 
