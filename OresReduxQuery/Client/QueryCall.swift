@@ -96,11 +96,16 @@ extension ActionContext {
         defer {
             if state[keyPath: cache][key]?.observers == 0 { dispatch(QueryUpkeep(.collect(key), cache: cache)) }
         }
-        return try await withTaskCancellationHandler {
+        let value = try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
             task.cancel()
         }
+        // A fetch cancelled while the call it joined answered (the call went on for another
+        // fetch) ends cancelled, as cancelled work does: the answer is in the cache for whoever
+        // still wants it, and an owner's end does not see its fetch finish after it.
+        try Task.checkCancellation()
+        return value
     }
 }
 
