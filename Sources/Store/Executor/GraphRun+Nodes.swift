@@ -61,7 +61,7 @@ extension GraphRun {
     /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
     /// The task may go on with async nodes that the node's end releases (see `runAsync`).
     func startTask(_ node: Int) {
-        let unit = workCounter?.begin(unitName(of: node))
+        let unit = time.workCounter?.begin(unitName(of: node))
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = state.withLock { state in
             guard state.machine.mayRun(node) else { return true }
@@ -157,7 +157,7 @@ extension GraphRun {
     /// type that is never keyed, a store that stubs nothing. (A class's value may still turn out
     /// not to be keyed: `operation` decides for it.)
     private func isCommon(_ node: Int, _ keyedCheck: KeyedActionCheck) -> Bool {
-        keyedCheck == .never && interceptor == nil && (storage.settings.isEmpty || storage.settings[node] == nil)
+        keyedCheck == .never && time.interceptor == nil && (storage.settings.isEmpty || storage.settings[node] == nil)
     }
 
     /// One attempt of `action` as an operation for `Attempts.run` (journaled when the run is
@@ -172,7 +172,7 @@ extension GraphRun {
         let keyed = keyedCheck.keyed(action)
         // A class's value that is not keyed, in a node with no settings and a store that stubs
         // nothing, is a common node after all: nothing is built for it.
-        guard keyed != nil || settings != nil || interceptor != nil else { return nil }
+        guard keyed != nil || settings != nil || time.interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
         let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
         let operation: @Sendable (Int) async throws -> ResponseSlot
@@ -187,8 +187,8 @@ extension GraphRun {
                     task.cancel()
                 }
             }
-        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || interceptor != nil {
-            operation = { [interceptor] _ in
+        } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || time.interceptor != nil {
+            operation = { [interceptor = time.interceptor] _ in
                 wrapResponse(try await performAttempt(of: action, context: context, interceptor: interceptor))
             }
         } else {
@@ -253,7 +253,7 @@ extension GraphRun {
                     .asyncFinished(node: node, result, now: now, handsOn: $0.holdsTask(of: node)), finishedTask: node)
             })
         guard case .handOn(let next) = next else { return nil }
-        return (next, workCounter?.begin(unitName(of: next)))
+        return (next, time.workCounter?.begin(unitName(of: next)))
     }
 }
 

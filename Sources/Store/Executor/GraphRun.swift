@@ -32,14 +32,11 @@ public final class GraphRun<State: Sendable>: Sendable {
     private let locked: LockedValue<RunLockedState>?
     /// The lock and machine of a run that has them: the only runs with nodes, owner, journal or events.
     var state: LockedValue<RunLockedState> { locked! }
-    /// The store's clock, time since creation and count of its work (a test store's); when the run
-    /// was created.
-    private let time: RunTime
+    /// The store's clock, time since creation, count of its work and stubs (a test store's two).
+    let time: RunTime
     var clock: any Clock<Duration> { time.clock }
     /// Read at every event: held here, not called through `time`, which would retain it per call.
     let sinceCreation: @Sendable () -> Duration
-    var workCounter: WorkCounter? { time.workCounter }
-    var interceptor: (any AsyncActionInterceptor)? { time.interceptor }
     private let createdAt: Duration
     /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
     let journal: DurableRunJournal?
@@ -64,8 +61,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Reads the machine under the run's lock; a run born finished answers `bornFinished`.
-    // Always inlined: its callers' closures then need no context built (`wait()` of a run born
-    // finished is one read).
+    // Always inlined, so its callers' closures need no context (a born-finished `wait()` is one read).
     @inline(__always)
     func read<T>(bornFinished: @autoclosure () -> T, _ body: (inout RunLockedState) -> T) -> T {
         guard let locked else { return bornFinished() }
