@@ -87,7 +87,7 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// The report of a run born finished (a graph with no nodes that nobody watched): no nodes,
     /// finished at its start. The same for every such run.
-    static var bornFinished: GraphReport { GraphReport(noNodesFinishedAt: .zero) }
+    @usableFromInline static var bornFinished: GraphReport { GraphReport(noNodesFinishedAt: .zero) }
 
     /// The first node's index, 0.
     public var startIndex: Int { 0 }
