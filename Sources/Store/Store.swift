@@ -28,6 +28,12 @@
 public final class Store<State: Sendable>: Sendable {
     @usableFromInline
     let core: StoreCore<State>
+    /// What `dispatch(_:)` answers for a graph with no nodes that nobody watches: one run,
+    /// born finished, for every such dispatch. Such runs do not differ in anything but identity
+    /// (no nodes, the same report, nothing to cancel or wait for), and no API promises distinct
+    /// runs, so one object saves each dispatch an allocation and its metadata lookups. Held here,
+    /// not by the core: the run holds the core, so the core holding it would be a cycle.
+    private let bornFinished: GraphRun<State>
 
     /// Creates a store.
     /// - Parameters:
@@ -45,6 +51,7 @@ public final class Store<State: Sendable>: Sendable {
         options: StoreOptions
     ) {
         core = StoreCore(initialState: initialState, reducer: reducer, middleware: middleware, options: options)
+        bornFinished = core.bornFinishedRun()
     }
 
     deinit {
@@ -78,7 +85,7 @@ public final class Store<State: Sendable>: Sendable {
     // that would look up `StoreCore<State>`'s metadata on every dispatch.
     @discardableResult
     public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
-        core.dispatchGraph(graph, owner: nil)
+        core.dispatchGraph(graph, orBornFinished: bornFinished)
     }
 
     /// Calls `observer` at once with the current state, then after every committed action.

@@ -68,6 +68,60 @@ struct EmptyGraphTests {
         #expect(diagnostics.all.isEmpty)
     }
 
+    @Test("every run the store answers for it keeps every promise, whatever was done to another one")
+    func manyRunsOfNoNodes() async throws {
+        let diagnostics = Log<StoreDiagnostic>()
+        let store = Self.store(diagnostics: diagnostics)
+        var other = Graph()
+        let stranger = other.send(Mark("stranger"))
+        var withCancelAction = Graph()
+        withCancelAction.setCancelAction(Mark("cancelled"))
+        let first = store.dispatch(Graph())
+        first.cancel()
+        let second = store.dispatch(withCancelAction)
+        second.cancel()
+        let third = store.dispatch(Graph())
+        for run in [first, second, third] {
+            #expect(run.isFinished)
+            let report = try await withDeadline(10, "the run") { await run.wait() }
+            #expect(report.isEmpty && report.duration == .zero)
+            let outcome = try await withDeadline(10, "the outcome") { await run.outcome(of: stranger) }
+            guard case .failed(let error) = outcome else {
+                Issue.record("a node of another graph answered \(outcome)")
+                continue
+            }
+            #expect(error as? GraphError == .foreignNode(index: stranger.index))
+        }
+        store.dispatch(Mark("after"))
+        #expect(store.state == ["after"])
+        #expect(diagnostics.all.isEmpty)
+    }
+
+    @Test("a scoped store's run of it is finished at once too")
+    func underAScope() async throws {
+        struct Parent: Sendable { var child: Journal = [] }
+        let store = Store(
+            initialState: Parent(), reducer: Reducer { state, action in Self.reducer(&state.child, action) })
+        let scoped = store.scope(\.child)
+        let run = scoped.dispatch(Graph())
+        #expect(run.isFinished)
+        let report = try await withDeadline(10, "the run") { await run.wait() }
+        #expect(report.isEmpty && report.duration == .zero)
+    }
+
+    @Test("an observer that comes after runs of it sees the next one start and finish")
+    func observerComesLater() async throws {
+        let (diagnostics, events) = (Log<StoreDiagnostic>(), Log<StoreEvent>())
+        let store = Self.store(diagnostics: diagnostics)
+        _ = try await withDeadline(10, "the unobserved run") { await store.dispatch(Graph()).wait() }
+        let subscription = store.observeEvents { events.record($0) }
+        let report = try await withDeadline(10, "the observed run") { await store.dispatch(Graph()).wait() }
+        subscription.cancel()
+        let descriptions = events.all.map(\.description)
+        #expect(descriptions.count == 2 && descriptions.last?.hasSuffix("finished: \(report.summary)") == true)
+        #expect(diagnostics.all.isEmpty)
+    }
+
     @Test("an observed store sees it start and finish, before wait() returns")
     func observedStartAndFinish() async throws {
         let (diagnostics, events) = (Log<StoreDiagnostic>(), Log<StoreEvent>())

@@ -45,9 +45,20 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
 
     let graph: GraphShape
     let nodes: [RunNodeState]
-    let errors: [Int: any Error]
-    let retriedAttempts: [Int: Int]
+    /// `nil` when no node failed and none was retried (most runs): a report is then copied and
+    /// dropped with two references, its graph's and its nodes'.
+    private let failures: Failures?
     let finishedAt: Duration?
+
+    /// The errors of the nodes that failed and the attempts of those that were retried.
+    private final class Failures: Sendable {
+        let errors: [Int: any Error]
+        let retriedAttempts: [Int: Int]
+
+        init(errors: [Int: any Error], retriedAttempts: [Int: Int]) {
+            (self.errors, self.retriedAttempts) = (errors, retriedAttempts)
+        }
+    }
 
     init<State>(
         graph: ActionGraph<State>, nodes: [RunNodeState],
@@ -64,15 +75,19 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     ) {
         self.graph = shape
         self.nodes = nodes
-        self.errors = errors
-        self.retriedAttempts = retriedAttempts
+        self.failures =
+            errors.isEmpty && retriedAttempts.isEmpty
+            ? nil : Failures(errors: errors, retriedAttempts: retriedAttempts)
         self.finishedAt = finishedAt
+    }
+
+    private init(noNodesFinishedAt finishedAt: Duration) {
+        (graph, nodes, failures, self.finishedAt) = (.noNodes, [], nil, finishedAt)
     }
 
     /// The report of a run born finished (a graph with no nodes that nobody watched): no nodes,
     /// finished at its start. The same for every such run.
-    static let bornFinished = GraphReport(
-        shape: .noNodes, nodes: [], errors: [:], retriedAttempts: [:], finishedAt: .zero)
+    @usableFromInline static var bornFinished: GraphReport { GraphReport(noNodesFinishedAt: .zero) }
 
     /// The first node's index, 0.
     public var startIndex: Int { 0 }
@@ -83,11 +98,11 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     public subscript(index: Int) -> Entry {
         let node = nodes[index]
         let outcome = node.status.outcomeKind
-        let attempts = node.start == nil ? 0 : (retriedAttempts[index] ?? 1)
+        let attempts = node.start == nil ? 0 : (failures?.retriedAttempts[index] ?? 1)
         return Entry(
             index: index, label: graph.label(index), kind: graph.kind(index),
             prerequisites: graph.prerequisites(index),
-            outcome: outcome, error: errors[index],
+            outcome: outcome, error: failures?.errors[index],
             start: node.start, end: node.end,
             attempts: attempts)
     }
@@ -188,7 +203,7 @@ struct GraphShape: Sendable {
     }
 
     /// The shape of a graph with no nodes.
-    static let noNodes = GraphShape(storage: nil)
+    static var noNodes: GraphShape { GraphShape(storage: nil) }
 
     private init(storage: GraphStorage?) {
         self.storage = storage

@@ -32,6 +32,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     private let locked: LockedValue<RunLockedState>?
     /// The lock and machine of a run that has them: the only runs with nodes, owner, journal or events.
     var state: LockedValue<RunLockedState> { locked! }
+    @usableFromInline var isBornFinished: Bool { locked == nil }
     /// The store's clock, time since creation, count of its work and stubs (a test store's two).
     let time: RunTime
     var clock: any Clock<Duration> { time.clock }
@@ -42,26 +43,24 @@ public final class GraphRun<State: Sendable>: Sendable {
     let journal: DurableRunJournal?
     let ownerName: String?  // the name of the owner the run was dispatched under, for its events
 
-    /// Runs the graph whose nodes `storage` holds (an `ActionGraph<State>`'s), on the store's `time`;
-    /// `bornFinished` (a graph with no nodes that nobody watches) makes a run that needs no start.
+    /// Runs the nodes `storage` holds (an `ActionGraph<State>`'s) on the store's `time`; a run
+    /// `bornFinished` (a graph with no nodes that nobody watches) needs no start.
     init(
         host core: any RunHost, backend: any StoreBackend<State>, storage: borrowing GraphStorage, time: RunTime,
         durable journal: DurableRunJournal? = nil, owner: String? = nil, bornFinished: Bool = false
     ) {
         (self.core, self.backend, self.journal, self.ownerName) = (core, backend, journal, owner)
         self.storage = copy storage  // borrowed: an owned one is copied as the caller's generic graph
-        (self.time, sinceCreation) = (time, time.sinceCreation)
-        guard !bornFinished else {
-            (createdAt, locked) = (.zero, nil)
-            return
-        }
-        createdAt = time.sinceCreation()
-        locked = LockedValue(
-            RunLockedState(graph: self.storage, counter: time.workCounter, createdAt: createdAt, journal: journal))
+        (self.time, sinceCreation, createdAt) = (time, time.sinceCreation, bornFinished ? .zero : time.sinceCreation())
+        locked =
+            bornFinished
+            ? nil
+            : LockedValue(
+                RunLockedState(graph: self.storage, counter: time.workCounter, createdAt: createdAt, journal: journal))
     }
 
     /// Reads the machine under the run's lock; a run born finished answers `bornFinished`.
-    // Always inlined, so its callers' closures need no context (a born-finished `wait()` is one read).
+    // Always inlined, so its callers' closures need no context.
     @inline(__always)
     func read<T>(bornFinished: @autoclosure () -> T, _ body: (inout RunLockedState) -> T) -> T {
         guard let locked else { return bornFinished() }
@@ -173,9 +172,14 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Like `dispatch`, it returns only once what subscribers and middleware dispatched in answer
     /// to the run's sync nodes (queued behind them) was applied too: the state read after it holds
     /// those actions.
-    @discardableResult
+    // Inlinable: in the caller, a run born finished answers with no async call and no hop.
+    @discardableResult @inlinable
     public func wait() async -> GraphReport {
-        // A waiter of a finished run would be resumed at once: it needs no continuation.
+        isBornFinished ? .bornFinished : await waitToFinish()
+    }
+
+    /// `wait()` of a run not born finished: a finished run's waiter needs no continuation.
+    @usableFromInline func waitToFinish() async -> GraphReport {
         if let report = read(bornFinished: report, { $0.reportIfWaitReturnsAtOnce(storage) }) { return report }
         await park("waiting for a run to finish") { .awaitFinish($0) }
         return report
@@ -198,15 +202,12 @@ public final class GraphRun<State: Sendable>: Sendable {
 
     /// Whether every node is terminal and every fallback was applied.
     public var isFinished: Bool { read(bornFinished: true) { $0.machine.isFinished } }
-
     /// Whether the run has started (or ended); `false` while a debounced or throttled dispatch waits.
     var hasStarted: Bool { read(bornFinished: true) { $0.machine.phase != .notStarted } }
 
     /// The run as it stands now: a node that has not ended shows `nil` for its outcome.
     public var report: GraphReport {
-        read(bornFinished: .bornFinished) {
-            $0.machine.report(shape: GraphShape(storage))
-        }
+        read(bornFinished: .bornFinished) { $0.machine.report(shape: GraphShape(storage)) }
     }
 
     /// Performs the steps the machine decided, in order, with the run's lock released; returns

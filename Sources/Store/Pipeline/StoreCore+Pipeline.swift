@@ -61,7 +61,8 @@ extension StoreCore {
     /// drops the work (or cancels it). `false`, at the cost of one thread-local read, otherwise.
     @inlinable
     func refusesDispatchFromPureCode(_ what: @autoclosure () -> String, _ consequence: String) -> Bool {
-        refusesDispatchFromPureCode(what(), consequence, marked: PureCall.current)
+        // Through the store's slot: `PureCall.current` reads the global key, with its once-check.
+        refusesDispatchFromPureCode(what(), consequence, marked: pureCalls.thisThreadsMark.context)
     }
 
     /// `refusesDispatchFromPureCode(_:_:)`, with this thread's mark already read (`context`).

@@ -81,16 +81,47 @@ extension StoreCore {
         _ graph: ActionGraph<S>, backend: any StoreBackend<S>, durable: DurableRunJournal? = nil,
         owner: OwnerCore? = nil
     ) -> GraphRun<S> {
-        let storage = graph.storage
-        let refused = refusesDispatchFromPureCode("a graph of \(storage.count) nodes", "it was cancelled")
-        // A graph with no nodes finishes as it starts. Unless someone watches it start and finish
-        // (event observers, an owner, a journal) or the store is gone (a diagnostic says so), it is
-        // born finished: no machine, registration, task, pipeline or waiter.
-        let bornFinished = !refused && storage.count == 0 && durable == nil && owner == nil && acceptsUnobservedWork
+        let refused = refusesDispatch(of: graph.storage)
+        if durable == nil, owner == nil, bornFinished(graph.storage, refused: refused) {
+            return GraphRun(host: self, backend: backend, storage: graph.storage, time: runTime, bornFinished: true)
+        }
+        return startRun(graph.storage, backend: backend, durable: durable, owner: owner, refused: refused)
+    }
+
+    /// `startGraph(graph, backend: self)`, answering `finished` (a run of this store born finished,
+    /// see `bornFinishedRun()`) when the graph is born finished.
+    func dispatchGraph(_ graph: ActionGraph<State>, orBornFinished finished: GraphRun<State>) -> GraphRun<State> {
+        let refused = refusesDispatch(of: graph.storage)
+        if bornFinished(graph.storage, refused: refused) { return finished }
+        return startRun(graph.storage, backend: self, durable: nil, owner: nil, refused: refused)
+    }
+
+    /// A run of a graph with no nodes, born finished: no machine, registration, task or waiter.
+    func bornFinishedRun() -> GraphRun<State> {
+        GraphRun(host: self, backend: self, storage: GraphStorage(), time: runTime, bornFinished: true)
+    }
+
+    /// Whether a graph of `storage`, dispatched now from code that was not `refused`, with no
+    /// journal and no owner, is born finished. A graph with no nodes finishes as it starts: unless
+    /// someone watches it start and finish (event observers, an owner, a journal) or the store is
+    /// gone (a diagnostic says so), it needs no machine, registration, task, pipeline or waiter.
+    private func bornFinished(_ storage: GraphStorage, refused: Bool) -> Bool {
+        !refused && storage.count == 0 && acceptsUnobservedWork
+    }
+
+    /// Whether this thread runs pure code, which may not dispatch a graph of `storage` (reported).
+    private func refusesDispatch(of storage: GraphStorage) -> Bool {
+        refusesDispatchFromPureCode("a graph of \(storage.count) nodes", "it was cancelled")
+    }
+
+    /// Starts a run of `storage` that is not born finished (`startGraph`); one `refused` is
+    /// cancelled at once.
+    private func startRun<S: Sendable>(
+        _ storage: GraphStorage, backend: any StoreBackend<S>, durable: DurableRunJournal?, owner: OwnerCore?,
+        refused: Bool
+    ) -> GraphRun<S> {
         let run = GraphRun(
-            host: self, backend: backend, storage: storage, time: runTime, durable: durable, owner: owner?.name,
-            bornFinished: bornFinished)
-        if bornFinished { return run }
+            host: self, backend: backend, storage: storage, time: runTime, durable: durable, owner: owner?.name)
         if refused {
             run.observe(ifStoreIsObserved: hasEventObservers)
             run.cancel()
