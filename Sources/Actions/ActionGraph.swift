@@ -305,7 +305,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.updateSettings(graph: node.graph, index: node.index, update)
     }
 
-    private mutating func addNode<R>(_ body: NodeBody, after prerequisites: [any GraphNode]) -> Node<R> {
+    private mutating func addNode<R>(_ body: consuming NodeBody, after prerequisites: [any GraphNode]) -> Node<R> {
         let index = storage.addNode(body, after: prerequisites)
         return Node(graph: storage.lineageID, index: index)  // the lineage adding may have started
     }
@@ -318,7 +318,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
-    private mutating func endNode<R>(_ body: NodeBody) -> Node<R> {
+    private mutating func endNode<R>(_ body: consuming NodeBody) -> Node<R> {
         Node(graph: storage.lineageID, index: storage.endNode(body))
     }
 

@@ -62,7 +62,7 @@ struct GraphStorage: Sendable {
     }
 
     /// Adds a node after the nodes in `erasedPrerequisites`; returns its index.
-    mutating func addNode(_ body: NodeBody, after erasedPrerequisites: [any GraphNode]) -> Int {
+    mutating func addNode(_ body: consuming NodeBody, after erasedPrerequisites: [any GraphNode]) -> Int {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
             let node = prerequisite.nodeID
@@ -85,7 +85,7 @@ struct GraphStorage: Sendable {
     }
 
     /// Ends the node that `beginNode` started; returns its index.
-    mutating func endNode(_ body: NodeBody) -> Int {
+    mutating func endNode(_ body: consuming NodeBody) -> Int {
         makeContentsUnique()
         return contents!.endNode(body)
     }
@@ -191,7 +191,7 @@ extension GraphStorage {
             }
         }
 
-        func endNode(_ body: NodeBody) -> Int {
+        func endNode(_ body: consuming NodeBody) -> Int {
             bodies.append(body)
             prerequisiteEnds.append(prerequisites.count)
             return bodies.count - 1

@@ -202,6 +202,21 @@ struct RunStateMachineTests {
         #expect(machine.awaitFinish(5) == 5)
     }
 
+    @Test("a node's response is kept in its own slot; a `Void` response and a failure keep none")
+    func responsesBySlot() {
+        var machine = Self.machine([(false, []), (false, []), (false, []), (false, [])])
+        _ = machine.start(now: .zero)
+        _ = machine.asyncFinished(0, .success(nil), now: Self.at(1))
+        #expect(machine.response(of: 0) == nil, "no slot is made for a Void response")
+        _ = machine.asyncFinished(2, .success("ada"), now: Self.at(2))
+        _ = machine.asyncFinished(1, .failure(Offline()), now: Self.at(3))
+        _ = machine.asyncFinished(3, .success(7), now: Self.at(4))
+        #expect(machine.response(of: 0) == nil)
+        #expect(machine.response(of: 1) == nil)
+        #expect(machine.response(of: 2) as? String == "ada")
+        #expect(machine.response(of: 3) as? Int == 7)
+    }
+
     @Test("a waiter that comes after its node ended still waits for the sync work ready or in hand")
     func lateWaiterWaitsForSyncWork() {
         var machine = Self.machine([(false, []), (true, [0]), (true, [0])])

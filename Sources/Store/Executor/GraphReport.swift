@@ -225,9 +225,16 @@ struct GraphShape: Sendable {
 /// Time since now on `clock`, as a closure that reads it: the one clock a run's report and its
 /// timeouts share (a test clock's run shows virtual times).
 func stopwatch(on clock: any Clock<Duration>) -> @Sendable () -> Duration {
-    func start<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
+    // The default clock gets a closure made for its own type: a run reads it at every event, and
+    // read through the existential each read would go through the clock's witnesses.
+    if clock is ContinuousClock {
+        let start = ContinuousClock.now
+        return { start.duration(to: ContinuousClock.now) }
     }
-    return start(clock)
+    return stopwatch(onClockOfType: clock)
+}
+
+private func stopwatch<C: Clock<Duration>>(onClockOfType clock: C) -> @Sendable () -> Duration {
+    let start = clock.now
+    return { start.duration(to: clock.now) }
 }

@@ -113,7 +113,7 @@ extension GraphRun {
             result = await waitAttempts(node, isObserved: start.isObserved)
         }
         unit?.note("ended its attempts")
-        return asyncFinished(node, result)
+        return asyncFinished(node, consume result)
     }
 
     /// An async node's body (`nil` for a delay or a join) and what it is given, or `nil` when the
@@ -244,13 +244,17 @@ extension GraphRun {
     /// with its unit begun.
     @inline(never)  // see `runAsync`
     private func asyncFinished(
-        _ node: Int, _ result: Result<ResponseSlot, any Error>
+        _ node: Int, _ result: consuming Result<ResponseSlot, any Error>
     ) -> (node: Int, unit: WorkCounter.Unit?)? {
         let now = elapsed()
+        // Taken, not read, inside the lock's closure (which cannot consume what it captures): the
+        // answer moves into the event rather than being copied through its value witnesses.
+        var answer = Optional(result)
         let next = perform(
             state.withLock {
                 $0.handle(
-                    .asyncFinished(node: node, result, now: now, handsOn: $0.holdsTask(of: node)), finishedTask: node)
+                    .asyncFinished(node: node, answer.take()!, now: now, handsOn: $0.holdsTask(of: node)),
+                    finishedTask: node)
             })
         guard case .handOn(let next) = next else { return nil }
         return (next, time.workCounter?.begin(unitName(of: next)))

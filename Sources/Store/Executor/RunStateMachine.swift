@@ -284,7 +284,7 @@ struct RunStateMachine {
             steps.attemptStarted = attemptStarting(node)
             return steps
         case .asyncFinished(let node, let result, let now, let handsOn):
-            return asyncFinished(node, result, now: now, handsOn: handsOn)
+            return asyncFinished(node, consume result, now: now, handsOn: handsOn)
         case .awaitNode(let node, let waiter):
             var steps = RunSteps()
             steps.flags.set(.resumeCaller, awaitNode(node, waiter) != nil)
@@ -429,7 +429,7 @@ struct RunStateMachine {
         if nodes[node].attempts > 1 { retriedAttempts[node] = nodes[node].attempts }
         switch consume result {
         case .success(let response):
-            if let response { store(response, of: node) }
+            store(consume response, of: node)
             succeed(node, now: now, handingOn: handsOn, &effects)
         case .failure(let error):
             markFailed(node, error, now: now, &effects)
@@ -477,7 +477,7 @@ struct RunStateMachine {
                     if nodes[node].start == nil { nodes[node].start = now }
                     switch ended.result {
                     case .success(let response):
-                        if let response { store(response, of: node) }
+                        store(response, of: node)
                         markTerminal(node, .succeeded, now: now, &effects)
                     case .failure(let error):
                         errors[node] = error
@@ -726,9 +726,20 @@ struct RunStateMachine {
         }
     }
 
-    private mutating func store(_ response: any Sendable, of node: Int) {
-        if responses.isEmpty { responses = Array(repeating: nil, count: nodes.count) }
+    /// Keeps `response` as `node`'s (a `Void` response, `nil`, needs no slot).
+    private mutating func store(_ response: consuming ResponseSlot, of node: Int) {
+        guard response != nil else { return }
+        if responses.isEmpty { responses = Self.emptySlots(nodes.count) }
         responses[node] = response
+    }
+
+    /// `count` empty response slots. Each is set to `nil` itself: `Array(repeating:count:)` would
+    /// copy one slot into each through the existential's value witnesses.
+    private static func emptySlots(_ count: Int) -> [ResponseSlot] {
+        [ResponseSlot](unsafeUninitializedCapacity: count) { slots, initialized in
+            for slot in 0..<count { slots.initializeElement(at: slot, to: nil) }
+            initialized = count
+        }
     }
 
     /// A released replay plays the end its journal recorded, as if it had just ended.
@@ -737,7 +748,7 @@ struct RunStateMachine {
         nodes[node].start = now
         switch ended.result {
         case .success(let response):
-            if let response { store(response, of: node) }
+            store(response, of: node)
             succeed(node, now: now, &effects)
         case .failure(let error):
             markTerminal(node, .failed, now: now, &effects)
