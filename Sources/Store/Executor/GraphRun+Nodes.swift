@@ -65,7 +65,7 @@ extension GraphRun {
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = state.withLock { state in
             guard state.machine.mayRun(node) else { return true }
-            if state.tasks.isEmpty { state.tasks = Array(repeating: nil, count: state.machine.count) }
+            if state.tasks.isEmpty { state.tasks = Array(filledWith: nil, count: state.machine.count) }
             state.tasks[node] = task
             return false
         }
