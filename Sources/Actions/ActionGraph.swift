@@ -333,12 +333,14 @@ public struct ActionGraph<State: Sendable>: Sendable {
 
     /// The attempts of an async node whose action `make` builds from the node's inputs and the
     /// store or scope the graph was dispatched to: once, when the node starts (however many
-    /// attempts follow), as a pure call (it is user code).
+    /// attempts follow), as a pure call (it is user code), and never for a node cancelled before
+    /// its task ran it (its end, a `CancellationError`, is ignored by the run).
     @inline(__always)  // into the node's body: one async frame fewer between the task's loop and `run`
     private static func attempts<A: AsyncAction>(
         _ start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck, of make: (NodeInputs, any StoreBackend<State>) -> A
     ) async -> Result<ResponseSlot, any Error> where A.State == State {
         let run = run(start.run)
+        guard run.mayRun(start.node) else { return .failure(CancellationError()) }
         let action = PureCall.run(.makeClosure) { make(run.inputs(of: start.node), run.backend) }
         return await run.attempts(of: action, start, keyedCheck)
     }

@@ -76,6 +76,20 @@ struct RunStepsTests {
         #expect(Array(machine.handle(.attemptStarting(node: 0, now: .zero), insidePipeline: false)).isEmpty)
     }
 
+    @Test("a node cancelled before its attempt makes none, and the end its task then reports changes nothing")
+    func refusedNodeEndIsIgnored() {
+        var machine = Self.machine([(false, []), (false, [])])
+        _ = machine.handle(.start(now: .zero, earlier: EarlierLaunches()), insidePipeline: false)
+        #expect(machine.handle(.attemptStarting(node: 0, now: nil), insidePipeline: false).attemptStarted != nil)
+        _ = machine.handle(.cancel(now: Self.at(1), byStoreRelease: false), insidePipeline: false)
+        #expect(machine.attemptStarting(1) == nil)
+        let ended = machine.handle(
+            .asyncFinished(node: 1, .failure(CancellationError()), now: Self.at(2), handsOn: true),
+            insidePipeline: false)
+        #expect(Array(ended).isEmpty)
+        #expect(machine.status(of: 1) == .cancelled && machine.isFinished && machine.lastEnd == Self.at(1))
+    }
+
     @Test("a failure's end comes before its fallback is scheduled; waiters resume last, behind the events")
     func failureBeforeFallbackAndWaitersLast() {
         var machine = Self.machine([(false, [])], fallbacks: [0])

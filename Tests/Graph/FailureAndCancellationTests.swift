@@ -1,3 +1,4 @@
+import Foundation
 import OresRedux
 import Testing
 
@@ -293,6 +294,63 @@ extension GraphStories {
             #expect(report[fetch].outcome == .cancelled)
             #expect(report[later].outcome == .cancelled)
             #expect(store.state.applied == ["root"])
+        }
+
+        @Test("a run cancelled while a node's make closure runs: the node makes no attempt and ends cancelled")
+        func cancelBetweenMakeAndTheAttempt() async throws {
+            let probe = Probe()
+            let store = makeStore(probe: probe)
+            let running = Box<GraphRun<AppState>>()
+            let gate = Latch()
+            var graph = Graph()
+            let token = graph.run(call("LogIn", probe, answering: "token", gate: gate))
+            let profile = graph.run(after: token) { token in
+                running.value?.cancel()
+                return call("FetchProfile", probe, answering: token)
+            }
+            let run = store.dispatch(graph)
+            running.value = run
+            gate.open()
+            let report = try await withDeadline(10, "the run") { await run.wait() }
+
+            #expect(report[token].outcome == .succeeded)
+            #expect(report[profile].outcome == .cancelled)
+            #expect(probe.count("start FetchProfile") == 0, "the cancel came before the attempt's start")
+        }
+
+        @Test(
+            "runs cancelled as they start: an async node's action is called exactly when its attempt's start is shown")
+        func everyCalledAttemptIsShown() async throws {
+            let probe = Probe()
+            let starts = Box<[Int]>([])
+            let lock = NSLock()
+            var options = StoreOptions()
+            options.onEvent = { event in
+                guard case .nodeStarted(_, let node) = event else { return }
+                lock.withLock { starts.value!.append(node.index) }
+            }
+            let store = Store(initialState: AppState(), reducer: reducer, options: options)
+            var graph = Graph()
+            let built = graph.run(call("Built", probe, answering: 1))
+            let made = graph.run(makeFromState: { _ in call("Made", probe, answering: 2) })
+            for _ in 0..<50 {
+                let run = store.dispatch(graph)
+                run.cancel()
+                let report = try await withDeadline(10, "the run") { await run.wait() }
+                #expect(report[built].outcome != nil && report[made].outcome != nil)
+            }
+            // An action called after its attempt's start may be called after its run ended (the
+            // cancel came in between): wait for every call shown, then no more can come.
+            let shown = lock.withLock { starts.value! }
+            let (builtShown, madeShown) = (
+                shown.filter { $0 == built.index }.count, shown.filter { $0 == made.index }.count
+            )
+            try await withDeadline(10, "the calls whose start was shown") {
+                await probe.waitFor("start Built", count: builtShown)
+                await probe.waitFor("start Made", count: madeShown)
+            }
+            #expect(probe.count("start Built") == builtShown)
+            #expect(probe.count("start Made") == madeShown)
         }
 
         @Test("a sync node being applied when the run is cancelled completes; its dependents are cancelled")

@@ -2,14 +2,12 @@
 /// attempts (see `GraphRun.attempts(of:_:)`).
 typealias AsyncNodeBody = @Sendable (AsyncNodeStart) async -> Result<ResponseSlot, any Error>
 
-/// What an async node's body is given when its node starts. Three words: the task keeps the
-/// frames that hold it while the node's action runs.
+/// What an async node's body is given when its node's task runs it. Two words: the task keeps
+/// the frames that hold it while the node's action runs.
 struct AsyncNodeStart: Sendable {
     /// The node's run: a `GraphRun`, which the body, made where the state type is known, casts back.
     let run: any AnyObject & Sendable
     let node: Int
-    /// Whether the run is observed (its attempts' events show the time each one starts).
-    let isObserved: Bool
 }
 
 /// What numbers a node's attempts and keeps its retry budget: its run's machine (see

@@ -65,7 +65,7 @@ extension GraphRun {
         let task = Task { await self.runAsyncNodes(from: node, as: unit) }
         let cancelNow = state.withLock { state in
             guard state.machine.mayRun(node) else { return true }
-            if state.tasks.isEmpty { state.tasks = Array(repeating: nil, count: state.machine.count) }
+            if state.tasks.isEmpty { state.tasks = Array(filledWith: nil, count: state.machine.count) }
             state.tasks[node] = task
             return false
         }
@@ -99,32 +99,38 @@ extension GraphRun {
     /// Runs `node`'s attempts and reports its end; returns an async node that the end released for
     /// this task to run next, with its unit begun (while this node's still counts, so that the
     /// store never looks quiet in between), or `nil` when the task is done.
+    ///
+    /// Whether the node may still run (the run was not cancelled) is asked by its first attempt's
+    /// start, in the same locked section: a node refused there makes no attempt, and its end is
+    /// ignored by the machine. Only a `make` node asks before, so that a cancelled node's `make`
+    /// closure is never called (see `mayRun(_:)`).
     @inline(__always)  // into the task's loop: one async frame fewer between the loop and `run`
     private func runAsync(_ node: Int, as unit: WorkCounter.Unit?) async -> (node: Int, unit: WorkCounter.Unit?)? {
         // What comes before and after the attempts is in sync functions, never inlined: the task
         // keeps this frame while the node's action runs, and every local of an async function
         // (an inlined function's included) takes room in it.
-        guard let (body, start) = startIfItMayRun(node) else { return nil }
         unit?.note("started its attempts")
         let result: Result<ResponseSlot, any Error>
-        if let body {
-            result = await body(start)
+        if let body = asyncBody(of: node) {
+            result = await body(AsyncNodeStart(run: self, node: node))
         } else {
-            result = await waitAttempts(node, isObserved: start.isObserved)
+            result = await waitAttempts(node)
         }
         unit?.note("ended its attempts")
         return asyncFinished(node, consume result)
     }
 
-    /// An async node's body (`nil` for a delay or a join) and what it is given, or `nil` when the
-    /// node may no longer run (the run was cancelled).
+    /// An async node's body; `nil` for a delay or a join.
     @inline(never)  // see `runAsync`
-    private func startIfItMayRun(_ node: Int) -> (body: AsyncNodeBody?, start: AsyncNodeStart)? {
-        guard let isObserved = state.withLock({ $0.machine.mayRun(node) ? $0.machine.isObserved : nil }) else {
-            return nil
-        }
-        let body: AsyncNodeBody? = if case .async(let body, _) = storage.bodies[node] { body } else { nil }
-        return (body, AsyncNodeStart(run: self, node: node, isObserved: isObserved))
+    private func asyncBody(of node: Int) -> AsyncNodeBody? {
+        if case .async(let body, _) = storage.bodies[node] { body } else { nil }
+    }
+
+    /// Whether `node`, whose task is about to run it, may still run (the run was not cancelled):
+    /// asked before a `make` closure, which is user code and must not run for a cancelled node.
+    /// Its attempt's start asks again after it.
+    func mayRun(_ node: Int) -> Bool {
+        state.withLock { $0.machine.mayRun(node) }
     }
 
     /// The responses of `node`'s prerequisites, for its `make` closure.
@@ -146,7 +152,7 @@ extension GraphRun {
         }
         do {
             try Task.checkCancellation()
-            guard startAttempt(start) else { throw CancellationError() }
+            guard startAttempt(of: start.node) else { throw CancellationError() }
             return .success(wrapResponse(try await action.run(ActionContext(backend: backend))))
         } catch {
             return .failure(error)
@@ -157,7 +163,7 @@ extension GraphRun {
     /// type that is never keyed, a store that stubs nothing. (A class's value may still turn out
     /// not to be keyed: `operation` decides for it.)
     private func isCommon(_ node: Int, _ keyedCheck: KeyedActionCheck) -> Bool {
-        keyedCheck == .never && time.interceptor == nil && (storage.settings.isEmpty || storage.settings[node] == nil)
+        keyedCheck == .never && !time.hasInterceptor && (storage.settings.isEmpty || storage.settings[node] == nil)
     }
 
     /// One attempt of `action` as an operation for `Attempts.run` (journaled when the run is
@@ -200,12 +206,12 @@ extension GraphRun {
 
     /// Right before the one attempt of a common node: whether it may start (the run was not cancelled).
     @inline(never)  // see `runAsync`
-    private func startAttempt(_ start: AsyncNodeStart) -> Bool {
-        budget(start.node, isObserved: start.isObserved).startAttempt() != nil
+    private func startAttempt(of node: Int) -> Bool {
+        state.startAttempt(of: node, host: core, sinceCreation: sinceCreation) != nil
     }
 
-    private func budget(_ node: Int, isObserved: Bool) -> RunAttempts {
-        RunAttempts(state: state, node: node, host: core, sinceCreation: isObserved ? sinceCreation : nil)
+    private func budget(_ node: Int) -> RunAttempts {
+        RunAttempts(state: state, node: node, host: core, sinceCreation: sinceCreation)
     }
 
     /// The attempts of `operation`, node `start.node`'s, each within the node's timeout, retried by
@@ -216,14 +222,14 @@ extension GraphRun {
     ) async -> Result<ResponseSlot, any Error> {
         let settings = storage.settings[start.node]
         let plan = AttemptPlan(
-            operation: operation, budget: budget(start.node, isObserved: start.isObserved),
+            operation: operation, budget: budget(start.node),
             timeout: settings?.timeout, retry: settings?.retry)
         return await Attempts.run(plan, clock: clock)
     }
 
     /// The attempts of the delay or join `node`.
     @inline(never)  // see `runAsync`
-    private func waitAttempts(_ node: Int, isObserved: Bool) async -> Result<ResponseSlot, any Error> {
+    private func waitAttempts(_ node: Int) async -> Result<ResponseSlot, any Error> {
         let operation: @Sendable (Int) async throws -> ResponseSlot
         switch storage.bodies[node] {
         case .delay(let duration):
@@ -237,7 +243,7 @@ extension GraphRun {
         case .action, .makeAction, .async:
             preconditionFailure("OresRedux: node #\(node) is not a delay or a join")
         }
-        return await attempts(of: operation, AsyncNodeStart(run: self, node: node, isObserved: isObserved))
+        return await attempts(of: operation, AsyncNodeStart(run: self, node: node))
     }
 
     /// Reports the end of `node`'s attempts; returns the node the machine handed on to this task,

@@ -126,6 +126,41 @@ extension RunLockedState {
     }
 }
 
+extension LockedValue<RunLockedState> {
+    /// Right before an attempt of `node` calls its action: the attempt's numbers, or `nil` when
+    /// the node may no longer run (the run was cancelled), in which case no attempt starts.
+    /// (`host` delivers an observed run's events; `sinceCreation` is the store's time since its
+    /// creation.)
+    func startAttempt(of node: Int, host: any RunHost, sinceCreation: () -> Duration) -> AttemptStart? {
+        // An unobserved run's attempt starts in the locked section that finds the run unobserved:
+        // its event shows no time. An observed run's shows when it starts, read from the store's
+        // clock with no lock held (the clock may be the app's); then its events are delivered.
+        var isObserved = false
+        let unobservedStart = withLock { state in
+            isObserved = state.machine.isObserved
+            return isObserved ? nil : state.startAttempt(of: node, now: nil)
+        }
+        guard isObserved else { return unobservedStart }
+        let now = sinceCreation()
+        let start = withLock { $0.startAttempt(of: node, now: now - $0.createdAt) }
+        host.deliverEvents()
+        return start
+    }
+}
+
+extension RunLockedState {
+    /// Feeds the machine the start of an attempt of `node` (`now`, when the run is observed: its
+    /// event shows the time) and shows its steps to the observers: the attempt's numbers, or `nil`
+    /// when the node may no longer run. The event's other step, the events' delivery, is an
+    /// observed run's only.
+    mutating func startAttempt(of node: Int, now: Duration?) -> AttemptStart? {
+        // With no observer and no time, the event changes nothing but the node's count of
+        // attempts: its steps would be built only to be dropped.
+        guard !observers.isEmpty || now != nil else { return machine.attemptStarting(node) }
+        return observe(.attemptStarting(node: node, now: now)).attemptStarted
+    }
+}
+
 /// The continuations a run holds, each with the number the machine knows it by, in the order they
 /// parked: numbers are handed out in increasing order, so the list is sorted by number. A run holds
 /// few at once, and a sorted list needs no hashing; most hold one at a time (their `wait()`), kept
@@ -218,21 +253,14 @@ struct RunAttempts: AttemptBudget {
     let node: Int
     let host: any RunHost
     /// The store's time since its creation (with the run's creation, the run's time), for the start
-    /// of an attempt that an observed run's event shows; `nil` when the run is not observed.
-    let sinceCreation: (@Sendable () -> Duration)?
+    /// of an attempt that an observed run's event shows.
+    let sinceCreation: @Sendable () -> Duration
 
     // Never inlined into the attempts' async loop: its locals would join the frame the task keeps
     // while each attempt runs.
     @inline(never)
     func startAttempt() -> AttemptStart? {
-        let now = sinceCreation?()
-        // The event's one step to perform, beside the observers' `.attemptStarted`, is `.deliverEvents`.
-        let (deliverEvents, start) = state.withLock { state in
-            let steps = state.observe(.attemptStarting(node: node, now: now.map { $0 - state.createdAt }))
-            return (steps.observed, steps.attemptStarted)
-        }
-        if deliverEvents { host.deliverEvents() }
-        return start
+        state.startAttempt(of: node, host: host, sinceCreation: sinceCreation)
     }
 
     @inline(never)

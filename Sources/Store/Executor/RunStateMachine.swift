@@ -148,10 +148,12 @@ struct RunStateMachine {
 
     /// The machine of a run of the graph whose nodes `graph` holds.
     init(graph: GraphStorage) {
+        let settings = graph.settings
         self.init(
             nodes: graph.bodies.map { NodeState(isSync: $0.isSync) },
             prerequisites: graph.prerequisites, prerequisiteEnds: graph.prerequisiteEnds,
-            nodesWithFallback: Set(graph.settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
+            nodesWithFallback: settings.isEmpty
+                ? [] : Set(settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
             hasCancelAction: graph.hooks?.cancelAction != nil, problems: graph.nodeProblems)
     }
 
@@ -172,7 +174,7 @@ struct RunStateMachine {
         precondition(
             blocks + edgeCount <= Int32.max,
             "OresRedux: a graph's nodes and prerequisites number under 2^31 - 1 together (its run keeps them as Int32)")
-        var edges = [Int32](repeating: 0, count: blocks + edgeCount)
+        var edges = [Int32](filledWith: 0, count: blocks + edgeCount)
         var first = 0
         for node in 0..<count {
             let end = prerequisiteEnds[node]
@@ -1237,5 +1239,16 @@ struct RunSteps: Sequence {
             current = (kind, 1)
             return steps.step(kind)
         }
+    }
+}
+
+extension Array {
+    /// `count` copies of `value`, as `init(repeating:count:)` makes them, but allocated by code
+    /// specialized for the element type: `init(repeating:count:)` allocates through the standard
+    /// library's unspecialized code, which looks up the storage's generic metadata at every call.
+    init(filledWith value: Element, count: Int) {
+        self.init()
+        reserveCapacity(count)
+        append(contentsOf: repeatElement(value, count: count))
     }
 }

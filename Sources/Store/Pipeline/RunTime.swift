@@ -9,11 +9,14 @@ final class RunTime: Sendable {
     let workCounter: WorkCounter?
     /// What runs async actions in place of the store (a test store's stubs); `nil` for most stores.
     let interceptor: (any AsyncActionInterceptor)?
+    /// Whether `interceptor` is set: read at every async node's start, without copying it.
+    let hasInterceptor: Bool
 
     init(_ options: StoreOptions) {
         clock = options.clock
         sinceCreation = stopwatch(on: options.clock)
         workCounter = options.workCounter
         interceptor = options.interceptor
+        hasInterceptor = options.interceptor != nil
     }
 }
