@@ -58,7 +58,7 @@ struct RunLockedState {
 
     /// The continuations of `resumed`, in that order, taken out of the list.
     @inline(__always)
-    private mutating func takeWaiters(_ resumed: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
+    private mutating func takeWaiters(_ resumed: SmallList<RunStateMachine.Waiter>) -> [ParkedWaiter] {
         resumed.isEmpty ? [] : waiters.take(resumed)
     }
 
@@ -153,7 +153,7 @@ struct NumberedWaiters {
     }
 
     /// The continuations numbered `numbers` that the list holds, in that order, taken out of it.
-    mutating func take(_ numbers: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
+    mutating func take(_ numbers: SmallList<RunStateMachine.Waiter>) -> [ParkedWaiter] {
         switch storage {
         case .none:
             return []
@@ -169,7 +169,7 @@ struct NumberedWaiters {
         }
     }
 
-    private static func take(_ numbers: [RunStateMachine.Waiter], from list: inout [Entry]) -> [ParkedWaiter] {
+    private static func take(_ numbers: SmallList<RunStateMachine.Waiter>, from list: inout [Entry]) -> [ParkedWaiter] {
         if numbers.count == 1 {
             guard let place = place(of: numbers[0], in: list) else { return [] }
             return [list.remove(at: place).waiter]
