@@ -19,7 +19,9 @@ struct PipelineMachineTests {
         init(_ name: String) { self.name = name }
         func applySyncItems() { applied += 1 }
         func cancelForStoreRelease() {}
-        func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) { ([], false) }
+        func takeWaitersHeldForPipelineExit() -> HeldWaiters { HeldWaiters(numbers: [], isObserved: false) }
+        func continuations(of held: HeldWaiters) -> [ParkedWaiter] { [] }
+        func resume(_ held: HeldWaiters) {}
     }
 
     /// What `next()` hands out until it says leave, and the exit.

@@ -268,7 +268,18 @@ enum NextForCaller {
 
 extension GraphRun: PipelineRun {
     @usableFromInline
-    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
-        state.withLock { ($0.takeHeldWaiters(), $0.machine.isObserved) }
+    func takeWaitersHeldForPipelineExit() -> HeldWaiters {
+        state.withLock { HeldWaiters(numbers: $0.machine.pipelineLeft(), isObserved: $0.machine.isObserved) }
+    }
+
+    @usableFromInline
+    func continuations(of held: HeldWaiters) -> [ParkedWaiter] {
+        state.withLock { $0.waiters.take(held.numbers) }
+    }
+
+    @usableFromInline
+    func resume(_ held: HeldWaiters) {
+        // One at a time: a continuation taken alone needs no list.
+        for number in held.numbers { state.withLock { $0.waiters.take(number) }?.resume() }
     }
 }

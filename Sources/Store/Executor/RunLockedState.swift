@@ -107,11 +107,6 @@ struct RunLockedState {
             scheduledUnit.take()?.end()
         }
     }
-
-    /// The waiters held until the pipeline's exit, now that it is left.
-    mutating func takeHeldWaiters() -> [ParkedWaiter] {
-        takeWaiters(machine.pipelineLeft())
-    }
 }
 
 extension RunLockedState {
@@ -166,6 +161,22 @@ struct NumberedWaiters {
             let taken = Self.take(numbers, from: &list)
             if !list.isEmpty { storage = .many(list) }
             return taken
+        }
+    }
+
+    /// The continuation numbered `number`, if the list holds it, taken out of it.
+    mutating func take(_ number: RunStateMachine.Waiter) -> ParkedWaiter? {
+        switch storage {
+        case .none:
+            return nil
+        case .one(let entry):
+            guard entry.number == number else { return nil }
+            storage = .none
+            return entry.waiter
+        case .many(var list):
+            storage = .none
+            defer { if !list.isEmpty { storage = .many(list) } }
+            return Self.place(of: number, in: list).map { list.remove(at: $0).waiter }
         }
     }
 

@@ -114,7 +114,7 @@ struct RunStateMachine {
     var isObserved = false
     /// Per async node, what its earlier launches did (a resumed durable run's; see ``EarlierLaunches``).
     private var earlier = EarlierLaunches()
-    private var nodeWaiters: [Int: [Waiter]] = [:]
+    private var nodeWaiters: [Int: SmallList<Waiter>] = [:]
     private var finishWaiters = SmallList<Waiter>()
     /// Waiters for a node that had already ended while the run still had sync work ready or in
     /// hand (perhaps released by that node): resumed once none is left, as an early waiter of the
@@ -637,7 +637,7 @@ struct RunStateMachine {
             syncWorkWaiters.append(waiter)
             return nil
         }
-        nodeWaiters[node, default: []].append(waiter)
+        nodeWaiters[node, default: SmallList()].append(waiter)
         return nil
     }
 

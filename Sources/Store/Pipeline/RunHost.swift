@@ -36,8 +36,25 @@ protocol PipelineRun: AnyObject, Sendable {
     func applySyncItems()
     /// The store is being released: cancel, without sending the graph's cancel action.
     func cancelForStoreRelease()
-    /// The waiters the run held until the pipeline's exit (see `RunHost.resumeAtPipelineExit(_:)`),
-    /// and whether the run is observed (then they resume behind its events). Called by the store
-    /// as the pipeline is left, with the state lock (which guards the pipeline) held.
-    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool)
+    /// Takes from the run's machine the waiters it held until the pipeline's exit (see
+    /// `RunHost.resumeAtPipelineExit(_:)`). Called by the store as the pipeline is left, with the
+    /// state lock (which guards the pipeline) held, so that no later applier adds to them.
+    func takeWaitersHeldForPipelineExit() -> HeldWaiters
+    /// The continuations of the waiters `held` names, taken out of the run (an observed run's:
+    /// they resume behind its events). Called once the state lock is released.
+    func continuations(of held: HeldWaiters) -> [ParkedWaiter]
+    /// Resumes the waiters `held` names (an unobserved run's). Called once the state lock is released.
+    func resume(_ held: HeldWaiters)
+}
+
+/// The waiters a run held until the pipeline's exit, by the numbers its machine knows them by.
+///
+/// The exit takes their numbers under the state lock, and their continuations only once it is
+/// released: the machine hands each number out once, so no one else takes them meanwhile, and
+/// numbers need no list of continuations (most exits resume one waiter, without an allocation).
+@usableFromInline
+struct HeldWaiters {
+    let numbers: SmallList<RunStateMachine.Waiter>
+    /// The run is observed: its waiters resume behind its events.
+    let isObserved: Bool
 }
