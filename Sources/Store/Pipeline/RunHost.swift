@@ -39,21 +39,24 @@ protocol PipelineRun: AnyObject, Sendable {
     /// Takes from the run's machine the waiters it held until the pipeline's exit (see
     /// `RunHost.resumeAtPipelineExit(_:)`). Called by the store as the pipeline is left, with the
     /// state lock (which guards the pipeline) held, so that no later applier adds to them.
-    func takeWaitersHeldForPipelineExit() -> HeldWaiters
+    func takeWaitersHeldForPipelineExit() -> ResumedWaiters
     /// The continuations of the waiters `held` names, taken out of the run (an observed run's:
     /// they resume behind its events). Called once the state lock is released.
-    func continuations(of held: HeldWaiters) -> [ParkedWaiter]
-    /// Resumes the waiters `held` names (an unobserved run's). Called once the state lock is released.
-    func resume(_ held: HeldWaiters)
+    func continuations(of held: ResumedWaiters) -> [ParkedWaiter]
+    /// Resumes the waiters `held` names. Called once the state lock is released.
+    func resume(_ held: ResumedWaiters)
 }
 
-/// The waiters a run held until the pipeline's exit, by the numbers its machine knows them by.
+/// Waiters a run resumes (at the pipeline's exit, or after an event), by the numbers its machine
+/// knows them by.
 ///
-/// The exit takes their numbers under the state lock, and their continuations only once it is
-/// released: the machine hands each number out once, so no one else takes them meanwhile, and
-/// numbers need no list of continuations (most exits resume one waiter, without an allocation).
+/// The machine hands their numbers out under a lock (the state lock at the exit, so that no later
+/// applier adds to them; the run's after an event); their continuations are taken out of the run
+/// only as they resume, once that lock is released. The machine hands each number out once, so
+/// no one else takes them meanwhile, and a continuation taken alone needs no list (most runs
+/// resume one waiter at a time: an allocation each, in a list).
 @usableFromInline
-struct HeldWaiters {
+struct ResumedWaiters {
     let numbers: SmallList<RunStateMachine.Waiter>
     /// The run is observed: its waiters resume behind its events.
     let isObserved: Bool

@@ -183,7 +183,7 @@ extension StoreCore {
     /// its events.
     @usableFromInline
     func leave(_ exit: PipelineMachine<ThreadID>.Exit) {
-        var held = SmallList<(run: any PipelineRun, waiters: HeldWaiters)>()
+        var held = SmallList<(run: any PipelineRun, waiters: ResumedWaiters)>()
         for run in exit.runsHoldingWaiters {
             let waiters = run.takeWaitersHeldForPipelineExit()
             if !waiters.numbers.isEmpty { held.append((run, waiters)) }
