@@ -19,7 +19,9 @@ struct PipelineMachineTests {
         init(_ name: String) { self.name = name }
         func applySyncItems() { applied += 1 }
         func cancelForStoreRelease() {}
-        func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) { ([], false) }
+        func takeWaitersHeldForPipelineExit() -> ResumedWaiters { ResumedWaiters(numbers: [], isObserved: false) }
+        func continuations(of held: ResumedWaiters) -> [ParkedWaiter] { [] }
+        func resume(_ held: ResumedWaiters) {}
     }
 
     /// What `next()` hands out until it says leave, and the exit.
@@ -126,7 +128,7 @@ struct PipelineMachineTests {
     }
 
     @Test("held waiters and events recorded inside are owed at the exit, once")
-    func exitOwesHeldWaitersAndEvents() {
+    func exitOwesResumedWaitersAndEvents() {
         var machine = Machine()
         let run = FakeRun("a")
         _ = machine.dispatch(Mark(id: 1), admit: nil, on: 1)

@@ -168,12 +168,15 @@ struct RunAlwaysFinishesTests {
         }
     }
 
-    @Test("value(of:) called once its node ended, while the sync node it released is applied, returns after it")
+    @Test(
+        "value(of:) called once its node ended, while the sync node it released is applied, returns after it; so do the waiters beside it"
+    )
     func lateValueWaitsForTheReleasedSyncNode() async throws {
         let markStarted = CoreStore.Latch()
         let valueReturned = DispatchSemaphore(value: 0)
         // Holds the mark the async node released, in the pipeline: a `value(of:)` that returned now
-        // would signal, and find the state without the mark.
+        // would signal, and find the state without the mark. The waiters that park meanwhile are
+        // held together until the pipeline's exit.
         let holdTheMark = Middleware<[String]> { action, _, next in
             if (action as? Mark)?.text == "after" {
                 markStarted.open()
@@ -188,12 +191,21 @@ struct RunAlwaysFinishesTests {
         let run = store.dispatch(graph)
 
         try await withDeadline(30, "the mark") { try await markStarted.wait() }
-        try await withDeadline(30, "the value") { try await run.value(of: slow) }
+        let (report, outcome) = try await withDeadline(30, "the waiters") {
+            async let report = run.wait()
+            async let outcome = run.outcome(of: slow)
+            try await run.value(of: slow)
+            return (await report, await outcome)
+        }
         let journal = store.state
         valueReturned.signal()
 
         #expect(journal == ["after"])
-        _ = try await withDeadline(30, "the run") { await run.wait() }
+        #expect(report.count(of: .succeeded) == 2)
+        guard case .succeeded = outcome else {
+            Issue.record("the async node succeeded, as value(of:) said")
+            return
+        }
     }
 
     // MARK: Many sync nodes ready at once

@@ -19,7 +19,9 @@ struct RunAndPipelineModelTests {
     final class RunToken: PipelineRun, @unchecked Sendable {  // one test thread only
         func applySyncItems() {}
         func cancelForStoreRelease() {}
-        func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) { ([], false) }
+        func takeWaitersHeldForPipelineExit() -> ResumedWaiters { ResumedWaiters(numbers: [], isObserved: false) }
+        func continuations(of held: ResumedWaiters) -> [ParkedWaiter] { [] }
+        func resume(_ held: ResumedWaiters) {}
     }
 
     @Test("3,000 random graphs and interleavings: every waiter resumed once, after the echoes before it")

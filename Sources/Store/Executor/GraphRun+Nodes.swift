@@ -278,7 +278,20 @@ enum NextForCaller {
 
 extension GraphRun: PipelineRun {
     @usableFromInline
-    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool) {
-        state.withLock { ($0.takeHeldWaiters(), $0.machine.isObserved) }
+    func takeWaitersHeldForPipelineExit() -> ResumedWaiters {
+        state.withLock { ResumedWaiters(numbers: $0.machine.pipelineLeft(), isObserved: $0.machine.isObserved) }
+    }
+
+    @usableFromInline
+    func continuations(of held: ResumedWaiters) -> [ParkedWaiter] {
+        state.withLock { $0.waiters.take(held.numbers) }
+    }
+
+    /// Resumes `waiters`, one at a time (see ``ResumedWaiters``); an observed run's behind the
+    /// events queued so far.
+    @usableFromInline
+    func resume(_ waiters: ResumedWaiters) {
+        guard !waiters.isObserved else { return resume(continuations(of: waiters), behindEvents: true) }
+        for number in waiters.numbers { state.withLock { $0.waiters.take(number) }?.resume() }
     }
 }

@@ -225,7 +225,8 @@ public final class GraphRun<State: Sendable>: Sendable {
             case .deliverEvents: core.deliverEvents()
             case .schedule: core.schedule(self)
             case .holdWaitersUntilPipelineExit: core.resumeAtPipelineExit(self)
-            case .resume: resume(performable.waiters, behindEvents: performable.steps.observed)
+            case .resume:
+                resume(ResumedWaiters(numbers: performable.steps.resume, isObserved: performable.steps.observed))
             case .resumeCaller: break  // see `park`
             case .leaveRegistry: if let id = performable.registration { core.unregister(id) }
             case .apply:
@@ -239,7 +240,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Resumes `waiters`, behind the events queued so far when the run is observed.
-    private func resume(_ waiters: [ParkedWaiter], behindEvents: Bool) {
+    func resume(_ waiters: [ParkedWaiter], behindEvents: Bool) {
         if behindEvents {
             core.events.enqueue([.resume(waiters)])
             core.deliverEvents()

@@ -22,7 +22,8 @@ struct RunLockedState {
     var scheduledUnit: WorkCounter.Unit? = nil
 
     /// Feeds the machine one event, shows its steps to the observers (in the machine's order,
-    /// since the run's lock is held), and takes out of the tables what the steps name.
+    /// since the run's lock is held), and takes out of the tables the tasks the steps name (the
+    /// waiters they resume are taken as they resume: see ``ResumedWaiters``).
     ///
     /// - Parameter finishedTask: the async node whose task reports its end in `event`, if any.
     mutating func handle(
@@ -32,7 +33,7 @@ struct RunLockedState {
         if let node = finishedTask { handOn(from: node, to: steps.handedOn) }
         // `steps` last: every other argument reads it, and then it moves instead of being copied.
         return StepsToPerform(
-            tasks: takeTasks(of: steps.cancelWorkers), waiters: takeWaiters(steps.resume),
+            tasks: takeTasks(of: steps.cancelWorkers),
             registration: steps.finished ? registration : nil,
             observers: steps.syncStep == nil || observers.isEmpty ? [] : observers, steps: steps)
     }
@@ -54,12 +55,6 @@ struct RunLockedState {
         var taken: [Task<Void, Never>] = []
         for node in nodes { if let task = tasks[node].take() { taken.append(task) } }
         return taken
-    }
-
-    /// The continuations of `resumed`, in that order, taken out of the list.
-    @inline(__always)
-    private mutating func takeWaiters(_ resumed: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
-        resumed.isEmpty ? [] : waiters.take(resumed)
     }
 
     /// Feeds the machine a wait (`event`, given the waiter's number); keeps the continuation until
@@ -106,11 +101,6 @@ struct RunLockedState {
         } else {
             scheduledUnit.take()?.end()
         }
-    }
-
-    /// The waiters held until the pipeline's exit, now that it is left.
-    mutating func takeHeldWaiters() -> [ParkedWaiter] {
-        takeWaiters(machine.pipelineLeft())
     }
 }
 
@@ -188,7 +178,7 @@ struct NumberedWaiters {
     }
 
     /// The continuations numbered `numbers` that the list holds, in that order, taken out of it.
-    mutating func take(_ numbers: [RunStateMachine.Waiter]) -> [ParkedWaiter] {
+    mutating func take(_ numbers: SmallList<RunStateMachine.Waiter>) -> [ParkedWaiter] {
         switch storage {
         case .none:
             return []
@@ -204,7 +194,23 @@ struct NumberedWaiters {
         }
     }
 
-    private static func take(_ numbers: [RunStateMachine.Waiter], from list: inout [Entry]) -> [ParkedWaiter] {
+    /// The continuation numbered `number`, if the list holds it, taken out of it.
+    mutating func take(_ number: RunStateMachine.Waiter) -> ParkedWaiter? {
+        switch storage {
+        case .none:
+            return nil
+        case .one(let entry):
+            guard entry.number == number else { return nil }
+            storage = .none
+            return entry.waiter
+        case .many(var list):
+            storage = .none
+            defer { if !list.isEmpty { storage = .many(list) } }
+            return Self.place(of: number, in: list).map { list.remove(at: $0).waiter }
+        }
+    }
+
+    private static func take(_ numbers: SmallList<RunStateMachine.Waiter>, from list: inout [Entry]) -> [ParkedWaiter] {
         if numbers.count == 1 {
             guard let place = place(of: numbers[0], in: list) else { return [] }
             return [list.remove(at: place).waiter]
@@ -233,12 +239,10 @@ struct NumberedWaiters {
     }
 }
 
-/// An event's steps, with the tasks and continuations they name, taken out under the run's lock.
+/// An event's steps, with the tasks and observers they name, taken out under the run's lock.
 struct StepsToPerform {
     /// The tasks of ``RunStep/cancelTasks``.
     let tasks: [Task<Void, Never>]
-    /// The continuations of the waiters a step resumes.
-    let waiters: [ParkedWaiter]
     /// The run's place in the store's registry, when the run finished.
     let registration: UInt64?
     /// The observers around the application of the sync item a step names (none otherwise).

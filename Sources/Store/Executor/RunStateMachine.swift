@@ -103,7 +103,7 @@ struct RunStateMachine {
     private(set) var retriedAttempts: [Int: Int] = [:]
     private var terminalCount = 0
     /// Waiters held until the store's pipeline is left; `nil` when none are held.
-    private var heldForPipelineExit: [Waiter]? = nil
+    private var heldForPipelineExit: SmallList<Waiter>? = nil
     /// Fallbacks queued or in hand, not yet applied.
     private var pendingFallbacks = 0
     /// The cancel action is queued or in hand, not yet applied: the run is not finished before it is.
@@ -114,12 +114,12 @@ struct RunStateMachine {
     var isObserved = false
     /// Per async node, what its earlier launches did (a resumed durable run's; see ``EarlierLaunches``).
     private var earlier = EarlierLaunches()
-    private var nodeWaiters: [Int: [Waiter]] = [:]
-    private var finishWaiters: [Waiter] = []
+    private var nodeWaiters: [Int: SmallList<Waiter>] = [:]
+    private var finishWaiters = SmallList<Waiter>()
     /// Waiters for a node that had already ended while the run still had sync work ready or in
     /// hand (perhaps released by that node): resumed once none is left, as an early waiter of the
     /// node resumes only after the sync work its end released was applied.
-    private var syncWorkWaiters: [Waiter] = []
+    private var syncWorkWaiters = SmallList<Waiter>()
     /// When the last node ended: the run's duration once finished.
     private(set) var lastEnd: Duration = .zero
     /// The latest time an event brought. Events may reach the machine in another order than the
@@ -442,7 +442,7 @@ struct RunStateMachine {
         // `flags`, not the `schedule` getter: a getter called on the steps makes the optimizer copy them.
         if effects.flags.contains(.schedule), let next = effects.handedOn {
             effects.handedOn = nil
-            effects.startAsync.insert(next, at: 0)
+            effects.startAsync.prepend(next)
         }
         return effects
     }
@@ -639,7 +639,7 @@ struct RunStateMachine {
             syncWorkWaiters.append(waiter)
             return nil
         }
-        nodeWaiters[node, default: []].append(waiter)
+        nodeWaiters[node, default: SmallList()].append(waiter)
         return nil
     }
 
@@ -661,18 +661,17 @@ struct RunStateMachine {
     /// resumes, or that would resume at once, joins them.
     mutating func holdWaiters(insidePipeline: Bool, _ effects: inout RunSteps) {
         if insidePipeline, heldForPipelineExit == nil {
-            heldForPipelineExit = []
+            heldForPipelineExit = SmallList()
             effects.flags.set(.holdWaitersUntilPipelineExit, true)
         }
-        guard !effects.resume.isEmpty, let held = heldForPipelineExit else { return }
-        heldForPipelineExit = held.isEmpty ? effects.resume : held + effects.resume  // the common case: no copy
-        effects.resume = []
+        guard !effects.resume.isEmpty, heldForPipelineExit != nil else { return }
+        heldForPipelineExit! += effects.resume  // the common case, none held yet: no copy
+        effects.resume = SmallList()
     }
 
     /// The store's pipeline was left: the waiters held until then, to resume now.
-    mutating func pipelineLeft() -> [Waiter] {
-        defer { heldForPipelineExit = nil }
-        return heldForPipelineExit ?? []
+    mutating func pipelineLeft() -> SmallList<Waiter> {
+        heldForPipelineExit.take() ?? SmallList()
     }
 
     /// Whether the run holds its waiters until the store's pipeline is left.
@@ -766,7 +765,7 @@ struct RunStateMachine {
     private mutating func resumeSyncWorkWaiters(_ effects: inout RunSteps) {
         guard !syncWorkWaiters.isEmpty else { return }
         effects.resume += syncWorkWaiters
-        syncWorkWaiters = []
+        syncWorkWaiters = SmallList()
     }
 
     /// `time`, or the latest time seen if that is later (see `latestTime`).
@@ -851,9 +850,9 @@ struct RunStateMachine {
         else { return }
         phase = .finished
         effects.finished = true
-        // Hand over the list itself when nothing else resumes (the common case): no copy.
-        if effects.resume.isEmpty { effects.resume = finishWaiters } else { effects.resume += finishWaiters }
-        finishWaiters = []
+        // `+=` hands over the list itself when nothing else resumes (the common case): no copy.
+        effects.resume += finishWaiters
+        finishWaiters = SmallList()
         resumeSyncWorkWaiters(&effects)
         readySync = ReadyQueue()
     }
@@ -1103,14 +1102,14 @@ struct RunSteps: Sequence {
     /// observed (``RunStateMachine/isObserved``).
     var ended: [Int] = []
     /// Async, delay and join nodes that just started: run each on a task.
-    var startAsync: [Int] = []
+    var startAsync = SmallList<Int>()
     /// Async nodes in flight that were cancelled: cancel their tasks.
     var cancelWorkers: [Int] = []
     /// An async node that just started, for the task whose node's end started it to run next
     /// (see ``RunStateMachine/asyncFinished(_:_:now:handsOn:)``); not in `startAsync`.
     var handedOn: Int? = nil
     /// Waiters whose node (or the whole run) is terminal now.
-    var resume: [RunStateMachine.Waiter] = []
+    var resume = SmallList<RunStateMachine.Waiter>()
     /// What the pipeline does next, after a sync item was taken or applied; `nil` for other events.
     var syncStep: RunStateMachine.SyncStep? = nil
     /// When `syncStep` applies a fallback: the error its node failed with, for the fallback closure
@@ -1196,7 +1195,7 @@ struct RunSteps: Sequence {
         case .deliverEvents: .deliverEvents
         case .schedule: .schedule
         case .holdWaitersUntilPipelineExit: .holdWaitersUntilPipelineExit
-        case .resume: observed ? .resumeBehindEvents(resume) : .resume(resume)
+        case .resume: observed ? .resumeBehindEvents(Array(resume)) : .resume(Array(resume))
         case .resumeCaller: .resumeCaller(behindEvents: observed)
         case .leaveRegistry: .leaveRegistry
         case .apply:

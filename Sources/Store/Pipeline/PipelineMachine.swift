@@ -56,7 +56,7 @@ struct PipelineMachine<Thread: Equatable> {
     @usableFromInline
     struct Exit {
         /// Runs that held their waiters until the pipeline was left.
-        @usableFromInline var runsHoldingWaiters: [any PipelineRun] = []
+        @usableFromInline var runsHoldingWaiters = SmallList<any PipelineRun>()
         /// Events were recorded inside: deliver them.
         @usableFromInline var deliversEvents = false
         /// A thread waits to apply its own dispatch: wake one.

@@ -36,8 +36,28 @@ protocol PipelineRun: AnyObject, Sendable {
     func applySyncItems()
     /// The store is being released: cancel, without sending the graph's cancel action.
     func cancelForStoreRelease()
-    /// The waiters the run held until the pipeline's exit (see `RunHost.resumeAtPipelineExit(_:)`),
-    /// and whether the run is observed (then they resume behind its events). Called by the store
-    /// as the pipeline is left, with the state lock (which guards the pipeline) held.
-    func takeWaitersHeldForPipelineExit() -> (waiters: [ParkedWaiter], isObserved: Bool)
+    /// Takes from the run's machine the waiters it held until the pipeline's exit (see
+    /// `RunHost.resumeAtPipelineExit(_:)`). Called by the store as the pipeline is left, with the
+    /// state lock (which guards the pipeline) held, so that no later applier adds to them.
+    func takeWaitersHeldForPipelineExit() -> ResumedWaiters
+    /// The continuations of the waiters `held` names, taken out of the run (an observed run's:
+    /// they resume behind its events). Called once the state lock is released.
+    func continuations(of held: ResumedWaiters) -> [ParkedWaiter]
+    /// Resumes the waiters `held` names. Called once the state lock is released.
+    func resume(_ held: ResumedWaiters)
+}
+
+/// Waiters a run resumes (at the pipeline's exit, or after an event), by the numbers its machine
+/// knows them by.
+///
+/// The machine hands their numbers out under a lock (the state lock at the exit, so that no later
+/// applier adds to them; the run's after an event); their continuations are taken out of the run
+/// only as they resume, once that lock is released. The machine hands each number out once, so
+/// no one else takes them meanwhile, and a continuation taken alone needs no list (most runs
+/// resume one waiter at a time: an allocation each, in a list).
+@usableFromInline
+struct ResumedWaiters {
+    let numbers: SmallList<RunStateMachine.Waiter>
+    /// The run is observed: its waiters resume behind its events.
+    let isObserved: Bool
 }

@@ -184,23 +184,18 @@ extension StoreCore {
     /// its events.
     @usableFromInline
     func leave(_ exit: PipelineMachine<ThreadID>.Exit) {
-        var observedWaiters: [ParkedWaiter] = []
-        var waiters: [ParkedWaiter] = []
+        var held = SmallList<(run: any PipelineRun, waiters: ResumedWaiters)>()
         for run in exit.runsHoldingWaiters {
-            let held = run.takeWaitersHeldForPipelineExit()
-            guard !held.waiters.isEmpty else { continue }
-            // The common case, one run's waiters, takes its list as is: no copy.
-            if held.isObserved {
-                observedWaiters = observedWaiters.isEmpty ? held.waiters : observedWaiters + held.waiters
-            } else {
-                waiters = waiters.isEmpty ? held.waiters : waiters + held.waiters
-            }
+            let waiters = run.takeWaitersHeldForPipelineExit()
+            if !waiters.numbers.isEmpty { held.append((run, waiters)) }
         }
         if exit.wakesWaitingThread { pipelineFree.signal() }
         stateLock.unlock()
+        var observedWaiters: [ParkedWaiter] = []
+        for (run, waiters) in held where waiters.isObserved { observedWaiters += run.continuations(of: waiters) }
         if !observedWaiters.isEmpty { events.enqueue([.resume(observedWaiters)]) }
         if exit.deliversEvents || !observedWaiters.isEmpty { events.deliver() }
-        for waiter in waiters { waiter.resume() }
+        for (run, waiters) in held where !waiters.isObserved { run.resume(waiters) }
     }
 
     /// Whether this thread is applying actions (a subscriber, a middleware, a graph's sync node).
