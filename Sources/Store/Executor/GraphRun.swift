@@ -225,8 +225,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             case .deliverEvents: core.deliverEvents()
             case .schedule: core.schedule(self)
             case .holdWaitersUntilPipelineExit: core.resumeAtPipelineExit(self)
-            case .resume:
-                resume(ResumedWaiters(numbers: performable.steps.resume, isObserved: performable.steps.observed))
+            case .resume: resume(performable.steps.resumedWaiters)
             case .resumeCaller: break  // see `park`
             case .leaveRegistry: if let id = performable.registration { core.unregister(id) }
             case .apply:

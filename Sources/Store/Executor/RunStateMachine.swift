@@ -1137,6 +1137,8 @@ struct RunSteps: Sequence {
     var awaitsReducer: Bool { flags.contains(.awaitReducerInProgress) }
     /// The run is observed: deliver the events its observers queued, and resume waiters behind them.
     var observed: Bool { flags.contains(.deliverEvents) }
+    /// The waiters to resume, with whether they resume behind the run's events.
+    var resumedWaiters: ResumedWaiters { ResumedWaiters(numbers: resume, isObserved: observed) }
     /// Sync work became ready while the run was not scheduled: put the run in the store's pipeline.
     var schedule: Bool { flags.contains(.schedule) }
     /// The event came from a thread applying actions in the store's pipeline, and the run now
