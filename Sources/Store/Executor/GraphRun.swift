@@ -85,7 +85,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Registers the run with its store (so that releasing the store cancels it) and starts it.
-    func start() {
+    func start(atCreation: Bool = false) {  // at dispatch: at the run's time zero, with no second clock read
         guard let (id, isObserved) = core.registerObserved(run: self) else {
             core.report(
                 .dispatchAfterRelease,
@@ -94,7 +94,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             return
         }
         observe(ifStoreIsObserved: isObserved)
-        let (now, insidePipeline) = (elapsed(), core.isInsidePipeline)
+        let (now, insidePipeline) = (atCreation ? .zero : elapsed(), core.isInsidePipeline)
         let earlier = journal?.earlierLaunches ?? EarlierLaunches()
         perform(
             state.withLock { state in

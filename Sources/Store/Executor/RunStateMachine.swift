@@ -335,7 +335,7 @@ struct RunStateMachine {
                 replays[ended.node] = ended
             }
         }
-        let bad = problems.keys.sorted()
+        let bad = problems.isEmpty ? [] : problems.keys.sorted()  // most graphs have none: no sort
         for node in bad where !nodes[node].status.isTerminal { markFailed(node, problems[node]!, now: now, &effects) }
         for node in bad { skipDependents(of: node, now: now, &effects) }
         for node in nodes.indices where nodes[node].status == .waiting && nodes[node].remaining == 0 {

@@ -128,7 +128,7 @@ extension StoreCore {
             return run
         }
         if refusesForOwner(run, owner) { return run }
-        run.start()
+        run.start(atCreation: true)
         return run
     }
 
