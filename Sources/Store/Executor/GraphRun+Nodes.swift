@@ -9,9 +9,7 @@ extension GraphRun {
     @usableFromInline
     func applySyncItems() {
         let now = elapsed()
-        var next =
-            state.withLock { $0.takeReadySyncItem(now: now) }
-            ?? perform(state.withLock { $0.handle(.takeSyncItem(now: now)) })
+        var next = perform(state.withLock { $0.handle(.takeSyncItem(now: now)) })
         while case .apply(let item, let fallbackError, let observers) = next {
             if let action = action(for: item, fallbackError: fallbackError) {
                 let admit: (@Sendable () -> Bool)? =

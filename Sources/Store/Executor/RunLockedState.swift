@@ -57,17 +57,6 @@ struct RunLockedState {
         return taken
     }
 
-    /// The pipeline reached the run's token: the next sync item, taken at `now`, when the run is
-    /// unobserved and has one ready; `nil` otherwise, and the event goes through `handle`. Taking a
-    /// ready item of an unobserved run has one step, the item to apply (its attempt's start is the
-    /// observers' step), so no steps are built for it.
-    mutating func takeReadySyncItem(now: Duration) -> NextForCaller? {
-        guard observers.isEmpty, !machine.isObserved, machine.hasReadySync, let item = machine.takeSyncItem(now: now)
-        else { return nil }
-        let fallbackError: (any Error)? = if case .fallback(let node) = item { machine.errors[node] } else { nil }
-        return .apply(item, fallbackError: fallbackError, [])
-    }
-
     /// Feeds the machine a wait (`event`, given the waiter's number); keeps the continuation until
     /// a step resumes it, unless the steps resume it at once (``RunStep/resumeCaller(behindEvents:)``).
     mutating func wait(
