@@ -71,7 +71,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// for graphs built in a loop.
     @discardableResult
     public mutating func send(_ action: some Action, after prerequisites: [any GraphNode]) -> Node<Void> {
-        addNode(.action(action), after: prerequisites)
+        addNode(.action(action), isSync: true, after: prerequisites)
     }
 
     /// Adds a sync action built from the responses of `prerequisites` once they all succeeded.
@@ -94,7 +94,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
                 { inputs, _ in
                     var position = 0
                     return make(repeat inputs.next((each R).self, &position))
-                }, ActionType(A.self)))
+                }, ActionType(A.self)),
+            isSync: true)
     }
 
     /// Adds a sync action built, when the node starts, from the store's state at that moment and the
@@ -123,7 +124,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
                     var position = 0
                     return make(Self.run(run).backend.currentState, repeat inputs.next((each R).self, &position))
                 },
-                ActionType(A.self)))
+                ActionType(A.self)),
+            isSync: true)
     }
 
     // MARK: Async nodes
@@ -305,8 +307,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.updateSettings(graph: node.graph, index: node.index, update)
     }
 
-    private mutating func addNode<R>(_ body: consuming NodeBody, after prerequisites: [any GraphNode]) -> Node<R> {
-        let index = storage.addNode(body, after: prerequisites)
+    /// Adds a node; `isSync` says what `body` is (see `GraphStorage.endNode(_:isSync:)`).
+    private mutating func addNode<R>(
+        _ body: consuming NodeBody, isSync: Bool = false, after prerequisites: [any GraphNode]
+    ) -> Node<R> {
+        let index = storage.addNode(body, isSync: isSync, after: prerequisites)
         return Node(graph: storage.lineageID, index: index)  // the lineage adding may have started
     }
 
@@ -318,8 +323,8 @@ public struct ActionGraph<State: Sendable>: Sendable {
         storage.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
-    private mutating func endNode<R>(_ body: consuming NodeBody) -> Node<R> {
-        Node(graph: storage.lineageID, index: storage.endNode(body))
+    private mutating func endNode<R>(_ body: consuming NodeBody, isSync: Bool = false) -> Node<R> {
+        Node(graph: storage.lineageID, index: storage.endNode(body, isSync: isSync))
     }
 
     /// The run, from what it hands a node's body. (A cast to the run's class is a cheap check; a

@@ -1,6 +1,8 @@
 /// What an ``ActionGraph`` holds: each node's body (a ``NodeBody``, below, with the inputs its
 /// closures are given and the slot its response is kept in), its prerequisite list, settings, and
-/// the bad input seen while building.
+/// the bad input seen while building. Which nodes are sync is kept apart too, one bit a node, so
+/// that a run asks it without copying a body (an address-only enum, copied through its value
+/// witnesses).
 ///
 /// Prerequisite lists are stored one after the other in `prerequisites`; node `i`'s list ends at
 /// `prerequisiteEnds[i]` and starts where node `i - 1`'s ends. Not generic over the state, for the
@@ -37,6 +39,17 @@ struct GraphStorage: Sendable {
     /// The number of nodes.
     var count: Int { contents?.bodies.count ?? 0 }
 
+    /// Whether node `index` is a sync node (applied by the pipeline), read without copying its body.
+    func isSync(_ index: Int) -> Bool {
+        contents?.syncNodes.contains(index) ?? false
+    }
+
+    /// Whether node `index` has settings, asked without copying them.
+    func hasSettings(_ index: Int) -> Bool {
+        guard let contents, !contents.settings.isEmpty else { return false }
+        return contents.settings.index(forKey: index) != nil
+    }
+
     /// Whether the node `index` of lineage `graph` is one of these nodes.
     func owns(graph: UInt64, index: Int) -> Bool {
         contents?.owns(graph: graph, index: index) ?? false
@@ -62,13 +75,15 @@ struct GraphStorage: Sendable {
     }
 
     /// Adds a node after the nodes in `erasedPrerequisites`; returns its index.
-    mutating func addNode(_ body: consuming NodeBody, after erasedPrerequisites: [any GraphNode]) -> Int {
+    mutating func addNode(
+        _ body: consuming NodeBody, isSync: Bool, after erasedPrerequisites: [any GraphNode]
+    ) -> Int {
         let index = beginNode()
         for prerequisite in erasedPrerequisites {
             let node = prerequisite.nodeID
             contents!.addPrerequisite(graph: node.graph, index: node.index, to: index)
         }
-        return contents!.endNode(body)
+        return contents!.endNode(body, isSync: isSync)
     }
 
     /// Starts a node: takes a new lineage if this graph shares nodes with a copy; returns the new index.
@@ -84,10 +99,11 @@ struct GraphStorage: Sendable {
         contents!.addPrerequisite(graph: graph, index: prerequisite, to: index)
     }
 
-    /// Ends the node that `beginNode` started; returns its index.
-    mutating func endNode(_ body: consuming NodeBody) -> Int {
+    /// Ends the node that `beginNode` started; returns its index. `isSync` is `body.isSync`, given
+    /// by the builder, which knows it: asking the body would copy it.
+    mutating func endNode(_ body: consuming NodeBody, isSync: Bool) -> Int {
         makeContentsUnique()
-        return contents!.endNode(body)
+        return contents!.endNode(body, isSync: isSync)
     }
 
     /// Changes the settings of node `index` of lineage `graph`, or records a problem when it is not
@@ -130,6 +146,7 @@ extension GraphStorage {
         @exclusivity(unchecked) var bodies: [NodeBody] = []
         @exclusivity(unchecked) var prerequisites: [Int] = []
         @exclusivity(unchecked) var prerequisiteEnds: [Int] = []
+        @exclusivity(unchecked) var syncNodes = NodeSet()
         @exclusivity(unchecked) var settings: [Int: NodeSettings] = [:]
         @exclusivity(unchecked) var nodeProblems: [Int: GraphError] = [:]
         @exclusivity(unchecked) var problems: [GraphError] = []
@@ -147,6 +164,7 @@ extension GraphStorage {
         /// A copy of `other`'s contents, whose nodes added from now on belong to a new lineage.
         init(copying other: Contents) {
             (bodies, prerequisites, prerequisiteEnds) = (other.bodies, other.prerequisites, other.prerequisiteEnds)
+            syncNodes = other.syncNodes
             (settings, nodeProblems, problems, hooks) = (
                 other.settings, other.nodeProblems, other.problems, other.hooks
             )
@@ -191,11 +209,37 @@ extension GraphStorage {
             }
         }
 
-        func endNode(_ body: consuming NodeBody) -> Int {
+        func endNode(_ body: consuming NodeBody, isSync: Bool) -> Int {
+            assert(isSync == body.isSync, "OresRedux: node #\(bodies.count) is given the wrong kind")
+            if isSync { syncNodes.insert(bodies.count) }
             bodies.append(body)
             prerequisiteEnds.append(prerequisites.count)
             return bodies.count - 1
         }
+    }
+}
+
+/// A set of a graph's nodes, one bit a node: the first 64 kept inline, so that a small graph's set
+/// takes no allocation of its own.
+struct NodeSet: Sendable {
+    private var first: UInt64 = 0
+    /// The bits of nodes 64 and up, 64 a word.
+    private var rest: [UInt64] = []
+
+    func contains(_ node: Int) -> Bool {
+        let (word, bit) = node.quotientAndRemainder(dividingBy: 64)
+        if word == 0 { return first & (1 << bit) != 0 }
+        return word <= rest.count && rest[word - 1] & (1 << bit) != 0
+    }
+
+    mutating func insert(_ node: Int) {
+        let (word, bit) = node.quotientAndRemainder(dividingBy: 64)
+        if word == 0 {
+            first |= 1 << bit
+            return
+        }
+        while rest.count < word { rest.append(0) }
+        rest[word - 1] |= 1 << bit
     }
 }
 

@@ -163,7 +163,7 @@ extension GraphRun {
     /// type that is never keyed, a store that stubs nothing. (A class's value may still turn out
     /// not to be keyed: `operation` decides for it.)
     private func isCommon(_ node: Int, _ keyedCheck: KeyedActionCheck) -> Bool {
-        keyedCheck == .never && !time.hasInterceptor && (storage.settings.isEmpty || storage.settings[node] == nil)
+        keyedCheck == .never && !time.hasInterceptor && !storage.hasSettings(node)
     }
 
     /// One attempt of `action` as an operation for `Attempts.run` (journaled when the run is

@@ -150,7 +150,7 @@ struct RunStateMachine {
     init(graph: GraphStorage) {
         let settings = graph.settings
         self.init(
-            nodes: graph.bodies.map { NodeState(isSync: $0.isSync) },
+            nodes: (0..<graph.count).map { NodeState(isSync: graph.isSync($0)) },
             prerequisites: graph.prerequisites, prerequisiteEnds: graph.prerequisiteEnds,
             nodesWithFallback: settings.isEmpty
                 ? [] : Set(settings.compactMap { $0.value.fallback == nil ? nil : $0.key }),
