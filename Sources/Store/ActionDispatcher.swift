@@ -52,6 +52,10 @@ extension ActionDispatcher {
     /// Nodes without prerequisites start at once; each other node starts when all its prerequisites
     /// succeeded. Sync nodes ready together reach the reducer in the order they were added. Keep the
     /// run to await values, the report, or to cancel; dropping it does not stop it.
+    ///
+    /// A graph with no nodes finishes as it starts. When nobody watches it (no event observers,
+    /// owner or journal), `Store.dispatch(_:)` may return the same finished run for every such
+    /// dispatch: those runs would differ in nothing but their identity.
     @discardableResult
     public func dispatch(_ graph: ActionGraph<State>) -> GraphRun<State> {
         dispatchTarget.dispatchGraph(graph)
