@@ -49,7 +49,9 @@ extension GraphStories {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
-            let token = graph.run(call("LogIn", probe, answering: "ada"))
+            // Held by a gate never opened: on a busy machine the root's task could otherwise run the
+            // whole graph between the dispatch and the cancel, which then finds the run finished.
+            let token = graph.run(call("LogIn", probe, answering: "ada", gate: Latch()))
             graph.send(after: token) { Note("signed in \($0)") }
             graph.setCancelAction(Self.stop)
 
