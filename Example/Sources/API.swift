@@ -201,3 +201,21 @@ final class FlakyFeed: API {
         }
     }
 }
+
+/// Answers every feed call `delay` later than the backend does (a slow connection): the scenarios in
+/// which the user leaves while the feed loads. The wait is cancellable, like a real request, so a
+/// cancelled feed ends at once; without it the user's move would race the feed's answer, and a busy
+/// machine could let the feed answer first.
+struct SlowFeed: API {
+    let base: any API
+    var delay: Duration = .seconds(3)
+
+    func logIn(user: String, password: String) async throws -> Session {
+        try await base.logIn(user: user, password: password)
+    }
+    func profile(token: String) async throws -> Profile { try await base.profile(token: token) }
+    func feed(token: String) async throws -> [Post] {
+        try await Task.sleep(for: delay)
+        return try await base.feed(token: token)
+    }
+}

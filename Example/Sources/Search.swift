@@ -28,12 +28,14 @@ func searchGraph(token: String, query: String) -> ActionGraph<AppState> {
     return graph
 }
 
+/// How long the typing must pause before a search reaches the network.
+let searchDebounce = Duration.milliseconds(250)
+
 /// What the search field does on each keystroke.
 func queryChanged(to query: String, in store: Store<AppState>) -> GraphRun<AppState> {
     store.dispatch(SetSearchQuery(query: query))
     let token = store.state.session?.token ?? ""
-    return store.dispatch(
-        searchGraph(token: token, query: query), id: SearchID.feed, policy: .debounce(.milliseconds(250)))
+    return store.dispatch(searchGraph(token: token, query: query), id: SearchID.feed, policy: .debounce(searchDebounce))
 }
 
 /// Counts the feed requests that reached the API, to show how many searches were made.
