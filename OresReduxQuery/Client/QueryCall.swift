@@ -53,6 +53,19 @@ struct QueryAnswerValue<Value: Equatable & Sendable> {
 }
 
 extension ActionContext {
+    /// Dispatches the cache's own bookkeeping, which has nothing left to keep once the store was
+    /// released (the cache went with its state): it is then skipped, where a dispatch would tell
+    /// the app of a dispatch after release that the app never made.
+    func dispatchUnlessReleased(_ action: some Action) {
+        if !isStoreReleased { dispatch(action) }
+    }
+
+    /// Starts the cache's own async bookkeeping, unless the store was released; `nil` then.
+    @discardableResult
+    func dispatchUnlessReleased<A: AsyncAction>(_ action: A) -> ActionTask<A.Response>? where A.State == State {
+        isStoreReleased ? nil : dispatch(action)
+    }
+
     /// Stamps a call of `endpoint`'s entry (``QueryCallStarted``), runs `body` with the call's id,
     /// and hands what it ended with (a value, an error, a cancellation) to the cache.
     func answerCall<Endpoint: QueryDeclaring, Value: Equatable & Sendable>(
@@ -65,7 +78,8 @@ extension ActionContext {
             QueryCallStarted(
                 key: key, call: call, declaration: endpoint.declaration, isNextPage: isNextPage, reason: reason))
         func answered(_ answer: QueryAnswered.Answer, extends: UInt64? = nil) {
-            dispatch(QueryAnswered(key: key, call: call, answer: answer, at: QueryClock.now(clock), extends: extends))
+            dispatchUnlessReleased(
+                QueryAnswered(key: key, call: call, answer: answer, at: QueryClock.now(clock), extends: extends))
         }
         do {
             let answer = try await body(call)
@@ -94,7 +108,9 @@ extension ActionContext {
         }
         let task = call(entry?.version ?? 0)
         defer {
-            if state[keyPath: cache][key]?.observers == 0 { dispatch(QueryUpkeep(.collect(key), cache: cache)) }
+            if state[keyPath: cache][key]?.observers == 0 {
+                dispatchUnlessReleased(QueryUpkeep(.collect(key), cache: cache))
+            }
         }
         let value = try await withTaskCancellationHandler {
             try await task.value

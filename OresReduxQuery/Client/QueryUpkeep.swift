@@ -40,7 +40,7 @@ public struct QueryUpkeep<State: Sendable>: CoordinatingAsyncAction {
             for call in entry?.cancelledCalls ?? [] { context.cancel(id: QueryCallWork(call: call)) }
             guard let entry, entry.observers == 0, let unobservedAt = entry.unobservedAt else { return }
             try await context.clock.sleep(for: entry.keepUnobservedFor)
-            context.dispatch(QueryCollected(key: key, unobservedAt: unobservedAt))
+            context.dispatchUnlessReleased(QueryCollected(key: key, unobservedAt: unobservedAt))
         case .refetchInvalidated, .refetchStale:
             for answer in refetches(context) { await answer() }
         }

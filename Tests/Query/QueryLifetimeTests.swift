@@ -198,4 +198,38 @@ struct QueryLifetimeTests {
         #expect(store.state.cache[Profile(userID: 1)] == nil)
         try await store.finish()
     }
+
+    /// A feed whose server call starts, then waits until it is cancelled (by its store's release).
+    struct FeedUntilCancelled: QueryEndpoint {
+        let started: CoreStore.Latch
+        var key: QueryKey { QueryKey("feed until cancelled") }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.started === rhs.started }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(started)) }
+        func run(_ context: ActionContext<QueryFixtures.AppState>) async throws -> [QueryFixtures.Post] {
+            started.open()
+            try await CoreStore.untilCancelled()
+            return []
+        }
+    }
+
+    @Test(
+        "a call that ends after its store was released reports nothing: the cache's own bookkeeping ends with the store"
+    )
+    func aCallEndingAfterTheStoreIsGoneIsSilent() async throws {
+        let diagnostics = CoreStore.Recorder<StoreDiagnostic>()
+        let started = CoreStore.Latch()
+        let fetch: ActionTask<[QueryFixtures.Post]>
+        do {
+            let store = Store(
+                initialState: QueryFixtures.AppState(), reducer: queries.reducer,
+                options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+            fetch = queries.fetch(FeedUntilCancelled(started: started), in: store)
+            try await withDeadline { try await started.wait() }
+        }  // the last reference to the store goes here: its work is cancelled
+
+        // The fetch ends once its call ended, and its bookkeeping (the call's answer, the removal of
+        // an entry nobody observes) was dispatched or skipped.
+        await #expect(throws: CancellationError.self) { try await withDeadline { try await fetch.value } }
+        #expect(diagnostics.values.map(\.message) == [])
+    }
 }
