@@ -151,7 +151,8 @@ extension GraphRun {
             return await attempts(of: operation, start)
         }
         do {
-            try Task.checkCancellation()
+            // No check of the task's cancellation first: the shell cancels a node's task only once
+            // the machine ended the node, and then the attempt's start refuses it.
             guard startAttempt(of: start.node) else { throw CancellationError() }
             return .success(wrapResponse(try await action.run(ActionContext(backend: backend))))
         } catch {

@@ -31,7 +31,7 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// nobody watches): it has no machine, registration, task or waiter, and `read` answers for it.
     private let locked: LockedValue<RunLockedState>?
     /// The lock and machine of a run that has them: the only runs with nodes, owner, journal or events.
-    var state: LockedValue<RunLockedState> { locked! }
+    @inline(__always) var state: LockedValue<RunLockedState> { locked! }  // a call would retain the lock
     @usableFromInline var isBornFinished: Bool { locked == nil }
     /// The store's clock, time since creation, count of its work and stubs (a test store's two).
     let time: RunTime

@@ -731,7 +731,9 @@ struct RunStateMachine {
     private mutating func store(_ response: consuming ResponseSlot, of node: Int) {
         guard response != nil else { return }
         if responses.isEmpty { responses = Self.emptySlots(nodes.count) }
-        responses[node] = response
+        // Swapped in: a node succeeds once, so its slot is empty, and the response moves into it
+        // instead of being assigned through the optional existential's value witnesses.
+        swap(&responses[node], &response)
     }
 
     /// `count` empty response slots. Each is set to `nil` itself: `Array(repeating:count:)` would
