@@ -143,10 +143,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
     @discardableResult
     public mutating func run<A: AsyncAction>(_ action: A, after prerequisites: [any GraphNode]) -> Node<A.Response>
     where A.State == State {
-        let keyedCheck = KeyedActionCheck(A.self)
-        return addNode(
-            .async({ start in await Self.run(start.run).attempts(of: action, start, keyedCheck) }, ActionType(A.self)),
-            after: prerequisites)
+        addNode(.async(.action(action, KeyedActionCheck(A.self))), after: prerequisites)
     }
 
     /// Adds an async action built from the responses of `prerequisites` once they all succeeded.
@@ -170,12 +167,13 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let keyedCheck = KeyedActionCheck(A.self)
         return endNode(
             .async(
-                { start in
-                    await Self.attempts(start, keyedCheck) { inputs, _ in
-                        var position = 0
-                        return make(repeat inputs.next((each R).self, &position))
-                    }
-                }, ActionType(A.self)))
+                .make(
+                    { start in
+                        await Self.attempts(start, keyedCheck) { inputs, _ in
+                            var position = 0
+                            return make(repeat inputs.next((each R).self, &position))
+                        }
+                    }, ActionType(A.self))))
     }
 
     /// Adds an async action built, when the node starts, from the store's state at that moment and
@@ -203,12 +201,13 @@ public struct ActionGraph<State: Sendable>: Sendable {
         let keyedCheck = KeyedActionCheck(A.self)
         return endNode(
             .async(
-                { start in
-                    await Self.attempts(start, keyedCheck) { inputs, backend in
-                        var position = 0
-                        return make(backend.currentState, repeat inputs.next((each R).self, &position))
-                    }
-                }, ActionType(A.self)))
+                .make(
+                    { start in
+                        await Self.attempts(start, keyedCheck) { inputs, backend in
+                            var position = 0
+                            return make(backend.currentState, repeat inputs.next((each R).self, &position))
+                        }
+                    }, ActionType(A.self))))
     }
 
     // MARK: Delays and joins
@@ -329,7 +328,7 @@ public struct ActionGraph<State: Sendable>: Sendable {
 
     /// The run, from what it hands a node's body. (A cast to the run's class is a cheap check; a
     /// cast to `any StoreBackend<State>` would look up a conformance on every node.)
-    private static func run(_ run: AnyObject) -> GraphRun<State> {
+    static func run(_ run: AnyObject) -> GraphRun<State> {
         guard let run = run as? GraphRun<State> else {
             preconditionFailure("OresRedux: a graph of \(State.self) ran in a run of another state type")
         }

@@ -259,16 +259,16 @@ final class GraphHooks: Sendable {
 /// Not generic over the state: a run reads a body per node, and unspecialized generic code (a run
 /// is generic over the app's state, which this module does not know) would look up the body type's
 /// metadata on every read. The run hands a body itself as `AnyObject`, and the closure, made where
-/// the state type is known, casts it back to `GraphRun<State>` (checked).
+/// the state type is known, casts it back to `GraphRun<State>` (checked); an async action kept as it
+/// is casts it back to the run of its own state, once opened.
 enum NodeBody: Sendable {
     /// A sync action known when the graph was built.
     case action(any Action)
     /// A sync action built when the node starts, from the prerequisites' responses (and, for a
     /// state-built node, the state: the closure casts the run back, as async bodies do).
     case makeAction(@Sendable (NodeInputs, AnyObject) -> any Action, ActionType)
-    /// An async action, built from the prerequisites' responses when the node starts, and its
-    /// attempts in the store that runs it.
-    case async(AsyncNodeBody, ActionType)
+    /// An async action and its attempts in the store that runs it.
+    case async(AsyncNodeBody)
     /// A wait on the store's clock.
     case delay(Duration)
     /// A wait on work that is already running in the store.
@@ -294,11 +294,22 @@ enum NodeBody: Sendable {
     var defaultLabel: String {
         switch self {
         case .action(let action): String(describing: type(of: action))
-        case .makeAction(_, let type), .async(_, let type): type.name
+        case .async(.action(let action, _)): String(describing: type(of: action))
+        case .makeAction(_, let type), .async(.make(_, let type)): type.name
         case .delay(let duration): "delay \(duration)"
         case .join(_, let type): "join \(type.name)"
         }
     }
+}
+
+/// An async node's work: its action's attempts, in the run that starts the node.
+enum AsyncNodeBody: Sendable {
+    /// An action known when the graph was built, kept as it is: no closure is made for it. The
+    /// run opens it when the node starts, so that its attempts are generic over its type again.
+    case action(any AsyncAction, KeyedActionCheck)
+    /// An action built when the node starts, from the prerequisites' responses (and the state,
+    /// for a state-built node), then its attempts: a closure made where the action's type is known.
+    case make(@Sendable (AsyncNodeStart) async -> Result<ResponseSlot, any Error>, ActionType)
 }
 
 /// The responses of a node's prerequisites, as its `make` closure reads them when the node starts.

@@ -1,7 +1,3 @@
-/// An async node's body: builds the node's action once, when the node starts, and runs its
-/// attempts (see `GraphRun.attempts(of:_:)`).
-typealias AsyncNodeBody = @Sendable (AsyncNodeStart) async -> Result<ResponseSlot, any Error>
-
 /// What an async node's body is given when its node's task runs it. Two words: the task keeps
 /// the frames that hold it while the node's action runs.
 struct AsyncNodeStart: Sendable {

@@ -111,19 +111,20 @@ extension GraphRun {
         // (an inlined function's included) takes room in it.
         unit?.note("started its attempts")
         let result: Result<ResponseSlot, any Error>
-        if let body = asyncBody(of: node) {
+        if let body = makeAsyncBody(of: node) {
             result = await body(AsyncNodeStart(run: self, node: node))
         } else {
-            result = await waitAttempts(node)
+            result = await storedAttempts(node)
         }
         unit?.note("ended its attempts")
         return asyncFinished(node, consume result)
     }
 
-    /// An async node's body; `nil` for a delay or a join.
+    /// The body of an async node whose action is built when it starts; `nil` for the other async
+    /// nodes, which the graph stores as they are: an action, a delay, a join.
     @inline(never)  // see `runAsync`
-    private func asyncBody(of node: Int) -> AsyncNodeBody? {
-        if case .async(let body, _) = storage.bodies[node] { body } else { nil }
+    private func makeAsyncBody(of node: Int) -> (@Sendable (AsyncNodeStart) async -> Result<ResponseSlot, any Error>)? {
+        if case .async(.make(let body, _)) = storage.bodies[node] { body } else { nil }
     }
 
     /// Whether `node`, whose task is about to run it, may still run (the run was not cancelled):
@@ -228,11 +229,13 @@ extension GraphRun {
         return await Attempts.run(plan, clock: clock)
     }
 
-    /// The attempts of the delay or join `node`.
+    /// The attempts of `node`, an async action the graph stores as it is, a delay or a join.
     @inline(never)  // see `runAsync`
-    private func waitAttempts(_ node: Int) async -> Result<ResponseSlot, any Error> {
+    private func storedAttempts(_ node: Int) async -> Result<ResponseSlot, any Error> {
         let operation: @Sendable (Int) async throws -> ResponseSlot
         switch storage.bodies[node] {
+        case .async(.action(let action, let keyedCheck)):
+            return await action.attempts(asNodeOf: AsyncNodeStart(run: self, node: node), keyedCheck)
         case .delay(let duration):
             operation = { [clock] _ in
                 try await clock.sleep(for: duration)
@@ -241,8 +244,8 @@ extension GraphRun {
         case .join(let wait, _):
             // The host store, not the run: a join that never ends must not keep its run alive.
             operation = { [core] _ in try await Attempts.untilCancelled { try await wait(core) } }
-        case .action, .makeAction, .async:
-            preconditionFailure("OresRedux: node #\(node) is not a delay or a join")
+        case .action, .makeAction, .async(.make):
+            preconditionFailure("OresRedux: node #\(node) is not stored as it is")
         }
         return await attempts(of: operation, AsyncNodeStart(run: self, node: node))
     }
@@ -265,6 +268,17 @@ extension GraphRun {
             })
         guard case .handOn(let next) = next else { return nil }
         return (next, time.workCounter?.begin(unitName(of: next)))
+    }
+}
+
+extension AsyncAction {
+    /// This action's attempts as the async node that `start` starts, in its run cast back to the
+    /// run of this action's state (the node stores the action as an `any AsyncAction`).
+    @inline(__always)  // into `storedAttempts`: one async frame fewer between the task's loop and `run`
+    fileprivate func attempts(
+        asNodeOf start: AsyncNodeStart, _ keyedCheck: KeyedActionCheck
+    ) async -> Result<ResponseSlot, any Error> {
+        await ActionGraph<State>.run(start.run).attempts(of: self, start, keyedCheck)
     }
 }
 
