@@ -132,8 +132,12 @@ struct TakeLatestStories {
         let report = try await withDeadline { await second.wait() }
         #expect(report.count == 2)
         #expect(await first.outcome(of: apply).kind == .cancelled)
-        answer.open()
         #expect(store.state.results == ["fast 1", "fast 2"])
+        // The replaced run's request ignores cancellation, and may still answer if it started;
+        // what its action then dispatches through its own context is the action's business (the
+        // guide promises that the run's `apply` never runs, checked above), so the state is read
+        // before that answer, not after: after, the read would race that action's own dispatch.
+        answer.open()
     }
 
     // MARK: Cancel by id
