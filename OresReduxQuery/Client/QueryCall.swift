@@ -24,6 +24,9 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, Coordinating
     public let basis: UInt64
     /// Why the call is made (not part of its key: a call that joins keeps the first one's reason).
     public var reason: QueryCallReason = .fetch
+    /// Where the cache is, for a call a fetch asked for because the entry was not fresh (not a
+    /// forced one): the call asks again when it starts (see `run`).
+    var cacheOfUnforcedFetch: (WritableKeyPath<State, QueryCache> & Sendable)?
 
     /// The entry and its last write.
     public var key: Key { Key(key: endpoint.key, basis: basis) }
@@ -31,7 +34,16 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, Coordinating
     /// Stamps the call in the cache, runs the endpoint, and hands its answer to the cache (which
     /// applies it only if nothing newer was written meanwhile); returns the response either way.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
-        try await context.answerCall(of: endpoint, reason: reason) { call in
+        // The fetch read the entry, found it stale and asked for this call; a call it would have
+        // joined may have answered and ended in between. Asked again now, the fetch would be
+        // served the fresh answer: so is this call, and the server is not called twice.
+        if let cache = cacheOfUnforcedFetch, let entry = context.state[keyPath: cache][endpoint.key],
+            entry.version > basis, entry.isFresh(at: QueryClock.now(context.clock)),
+            let data = entry.data(as: Endpoint.Response.self)
+        {
+            return data
+        }
+        return try await context.answerCall(of: endpoint, reason: reason) { call in
             let response = try await endpoint.callServer(as: call, context)
             return QueryAnswerValue(response, tags: endpoint.tags(for: response))
         }
@@ -151,7 +163,9 @@ public struct FetchQuery<Endpoint: QueryEndpoint>: CoordinatingAsyncAction {
     /// The fresh data, or the answer of the (joined) call.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
         try await context.fetch(endpoint.key, cache: cache, force: force, as: Endpoint.Response.self) { basis in
-            context.dispatch(QueryCall(endpoint: endpoint, basis: basis, reason: reason))
+            var call = QueryCall(endpoint: endpoint, basis: basis, reason: reason)
+            if !force { call.cacheOfUnforcedFetch = cache }
+            return context.dispatch(call)
         }
     }
 }

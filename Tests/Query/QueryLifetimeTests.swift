@@ -1,7 +1,8 @@
 import OresRedux
-import OresReduxQuery
 import OresReduxTesting
 import Testing
+
+@testable import OresReduxQuery
 
 /// How long an entry and its work live: one poll shared by the screens that show an entry, paused
 /// while none does; a call in flight when the last screen leaves, cancelled or finished into the
@@ -231,5 +232,31 @@ struct QueryLifetimeTests {
         // an entry nobody observes) was dispatched or skipped.
         await #expect(throws: CancellationError.self) { try await withDeadline { try await fetch.value } }
         #expect(diagnostics.values.map(\.message) == [])
+    }
+
+    @Test("a call asked for on a read that an answer replaced since is served that answer: the server is called once")
+    func aCallAskedOnAStaleReadIsServedTheAnswer() async throws {
+        let store = QueryFixtures.makeStore()
+        let feeds = store.hold(Feed.self)
+        let home = queries.observe(Feed(userID: 1), in: store)
+        let readBeforeTheAnswer = try #require(store.state.cache[Feed(userID: 1).key]?.version)
+        _ = try await feeds.nextCall()
+        feeds.respond(with: [hello])
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        // A second screen's fetch read the entry before that answer, and asks for its call only
+        // now, once the call it would have joined has ended.
+        var late = QueryCall(endpoint: Feed(userID: 1), basis: readBeforeTheAnswer)
+        late.cacheOfUnforcedFetch = \QueryFixtures.AppState.cache
+        let call = late
+        let answer = try await withDeadline { try await store.dispatch(call).value }
+        #expect(answer == [hello])
+        #expect(store.calls(to: Feed.self) == [Feed(userID: 1)])
+
+        home.cancel()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        try await store.finish()
     }
 }
