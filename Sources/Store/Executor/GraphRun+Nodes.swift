@@ -58,18 +58,28 @@ extension GraphRun {
 
     // MARK: Async nodes
 
-    /// Runs an async, delay or join node on a task of its own, recorded so that `cancel()` reaches it.
-    /// The task may go on with async nodes that the node's end releases (see `runAsync`).
-    func startTask(_ node: Int) {
-        let unit = time.workCounter?.begin(unitName(of: node))
-        let task = Task { await self.runAsyncNodes(from: node, as: unit) }
-        let cancelNow = state.withLock { state in
-            guard state.machine.mayRun(node) else { return true }
-            if state.tasks.isEmpty { state.tasks = Array(filledWith: nil, count: state.machine.count) }
-            state.tasks[node] = task
-            return false
+    /// Runs each of `nodes` (async, delay or join nodes) on a task of its own, recorded so that
+    /// `cancel()` reaches it. A task may go on with async nodes that its node's end releases (see
+    /// `runAsync`).
+    ///
+    /// The tasks are recorded together, in one locked section after the last one started: nodes
+    /// started at once (a fan) would otherwise take the run's lock once each while the tasks
+    /// already running take it for their own events.
+    func startTasks(_ nodes: SmallList<Int>) {
+        var started = SmallList<(node: Int, task: Task<Void, Never>)>()
+        for node in nodes {
+            let unit = time.workCounter?.begin(unitName(of: node))
+            started.append((node, Task { await self.runAsyncNodes(from: node, as: unit) }))
         }
-        if cancelNow { task.cancel() }
+        let refused = state.withLock { state in
+            if state.tasks.isEmpty { state.tasks = Array(filledWith: nil, count: state.machine.count) }
+            var refused = SmallList<Task<Void, Never>>()
+            for (node, task) in started {
+                if state.machine.mayRun(node) { state.tasks[node] = task } else { refused.append(task) }
+            }
+            return refused
+        }
+        for task in refused { task.cancel() }
     }
 
     private func unitName(of node: Int) -> String {

@@ -219,7 +219,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             switch kind {
             case .runCancelled, .attemptStarted, .nodeEnded, .runFinished: break  // the observers' steps
             case .awaitReducerInProgress: core.stateLock.withLock {}
-            case .startTask: for node in performable.steps.startAsync { startTask(node) }
+            case .startTask: startTasks(performable.steps.startAsync)
             case .cancelTasks: for task in performable.tasks { task.cancel() }
             case .handOn: next = performable.steps.handedOn.map { .handOn($0) } ?? .none
             case .deliverEvents: core.deliverEvents()
