@@ -34,12 +34,8 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, Coordinating
     /// Stamps the call in the cache, runs the endpoint, and hands its answer to the cache (which
     /// applies it only if nothing newer was written meanwhile); returns the response either way.
     public func run(_ context: ActionContext<State>) async throws -> Endpoint.Response {
-        // The fetch read the entry, found it stale and asked for this call; a call it would have
-        // joined may have answered and ended in between. Asked again now, the fetch would be
-        // served the fresh answer: so is this call, and the server is not called twice.
-        if let cache = cacheOfUnforcedFetch, let entry = context.state[keyPath: cache][endpoint.key],
-            entry.version > basis, entry.isFresh(at: QueryClock.now(context.clock)),
-            let data = entry.data(as: Endpoint.Response.self)
+        if let cache = cacheOfUnforcedFetch,
+            let data = context.dataAnswered(since: basis, of: endpoint.key, in: cache, as: Endpoint.Response.self)
         {
             return data
         }
@@ -47,6 +43,22 @@ public struct QueryCall<Endpoint: QueryEndpoint>: KeyedAsyncAction, Coordinating
             let response = try await endpoint.callServer(as: call, context)
             return QueryAnswerValue(response, tags: endpoint.tags(for: response))
         }
+    }
+}
+
+extension ActionContext {
+    /// What a fetch that read `key`'s entry at `basis`, found it stale and asked for a call would be
+    /// served if it asked again now: the entry's data, when a write since `basis` made it fresh.
+    ///
+    /// A call the fetch would have joined may have answered and ended between the fetch's read and
+    /// the start of the call it asked for: that call returns this instead of calling the server a
+    /// second time.
+    func dataAnswered<Value>(
+        since basis: UInt64, of key: QueryKey, in cache: KeyPath<State, QueryCache>, as type: Value.Type
+    ) -> Value? {
+        guard let entry = state[keyPath: cache][key], entry.version > basis, entry.isFresh(at: QueryClock.now(clock))
+        else { return nil }
+        return entry.data(as: type)
     }
 }
 

@@ -74,6 +74,9 @@ public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction, Co
     /// Why the call is made (not part of its key: a call that joins keeps the first one's reason);
     /// a call for the next page says ``QueryCallReason/nextPage`` whatever this is.
     public var reason: QueryCallReason = .fetch
+    /// Whether a fetch asked for the call because the list was not fresh (not a forced one): the
+    /// call then asks again when it starts (see `run`).
+    var isAskedByUnforcedFetch = false
 
     /// The entry, its last write, and which pages.
     public var key: Key { Key(key: endpoint.key, basis: basis, pages: pages) }
@@ -83,7 +86,12 @@ public struct QueryPagesCall<Endpoint: QueryPagedEndpoint>: KeyedAsyncAction, Co
     /// written meanwhile), or the list read with the next page appended (applied only if the list
     /// is still the one read). Returns the new list either way.
     public func run(_ context: ActionContext<State>) async throws -> QueryPages<Endpoint> {
-        try await context.answerCall(
+        if isAskedByUnforcedFetch,
+            let list = context.dataAnswered(since: basis, of: endpoint.key, in: cache, as: QueryPages<Endpoint>.self)
+        {
+            return list
+        }
+        return try await context.answerCall(
             of: endpoint, isNextPage: pages == .next, reason: pages == .next ? .nextPage : reason
         ) { call in
             // Read after the start's commit: any write after this read is newer than the call.
@@ -140,8 +148,9 @@ public struct FetchQueryPages<Endpoint: QueryPagedEndpoint>: CoordinatingAsyncAc
     /// The fresh list, or the answer of the (joined) call.
     public func run(_ context: ActionContext<State>) async throws -> QueryPages<Endpoint> {
         try await context.fetch(endpoint.key, cache: cache, force: force, as: QueryPages<Endpoint>.self) { basis in
-            context.dispatch(
-                QueryPagesCall(endpoint: endpoint, basis: basis, pages: pages, cache: cache, reason: reason))
+            var call = QueryPagesCall(endpoint: endpoint, basis: basis, pages: pages, cache: cache, reason: reason)
+            call.isAskedByUnforcedFetch = !force
+            return context.dispatch(call)
         }
     }
 }

@@ -259,4 +259,32 @@ struct QueryLifetimeTests {
         try await store.receive(QueryCollected.self, notAsserting: [\.cache])
         try await store.finish()
     }
+
+    @Test("a call for a list's pages asked for on a read that an answer replaced since is served that answer")
+    func aPagesCallAskedOnAStaleReadIsServedTheAnswer() async throws {
+        typealias Timeline = QueryFixtures.Timeline
+        let store = QueryFixtures.makeStore()
+        let timelines = store.hold(Timeline.self)
+        let home = queries.observe(Timeline(), in: store)
+        let readBeforeTheAnswer = try #require(store.state.cache[Timeline().key]?.version)
+        #expect(try await timelines.nextCall() == Timeline(page: 0))
+        timelines.respond(with: QueryFixtures.TimelinePage(posts: [hello], next: nil))
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+
+        // A second screen's fetch read the list before that answer, and asks for its call only
+        // now, once the call it would have joined has ended.
+        var late = QueryPagesCall(
+            endpoint: Timeline(), basis: readBeforeTheAnswer, pages: .all, cache: \QueryFixtures.AppState.cache)
+        late.isAskedByUnforcedFetch = true
+        let call = late
+        let list = try await withDeadline { try await store.dispatch(call).value }
+        #expect(list.pages.flatMap(\.posts) == [hello])
+        #expect(timelines.calls == [Timeline(page: 0)])
+
+        home.cancel()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(60))
+        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
+        try await store.finish()
+    }
 }
