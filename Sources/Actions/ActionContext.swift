@@ -40,9 +40,9 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     public var state: State { core.currentState }
 
     /// Where this context's dispatches go: the same store (see ``ActionDispatcher`` for `dispatch`
-    /// and `cancel(id:)`). In an async action dispatched with an id, sync actions dispatched through
-    /// it are dropped once that work was cancelled or replaced: a stale response never reaches the
-    /// state.
+    /// and `cancel(id:)`). In an async action dispatched with an id, or a node of a graph dispatched
+    /// with one, sync actions dispatched through it are dropped once that work was cancelled or
+    /// replaced: a stale response never reaches the state.
     @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: core, gate: gate) }
 

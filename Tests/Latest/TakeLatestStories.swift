@@ -140,6 +140,34 @@ struct TakeLatestStories {
         answer.open()
     }
 
+    /// How work dispatched with an id ends early.
+    enum Ending: CaseIterable, Sendable {
+        case replaced, cancelledByID, runCancelled
+    }
+
+    @Test(
+        "A graph dispatched with an id: once its run is replaced or cancelled, what its nodes dispatch through their context is dropped",
+        arguments: Ending.allCases)
+    func endedGraphsNodeContextIsClosed(_ ending: Ending) async throws {
+        let store = Store(initialState: SearchState(), reducer: Self.reducer)
+        let answer = GraphStories.Latch()
+        let stubborn = StubbornSearch(query: "slow", answer: answer)
+        var slow = ActionGraph<SearchState>()
+        slow.run(stubborn)
+        let first = store.dispatch(slow, id: SearchID.search)
+        try await withDeadline { await stubborn.started.wait() }
+        switch ending {
+        case .replaced:
+            _ = try await withDeadline { await store.dispatch(Self.searchGraph("fast"), id: SearchID.search).wait() }
+        case .cancelledByID: store.cancel(id: SearchID.search)
+        case .runCancelled: first.cancel()
+        }
+        answer.open()  // the request answers anyway, and dispatches its results itself
+        try await withDeadline { await stubborn.finished.wait() }
+        #expect(store.state.results == (ending == .replaced ? ["fast 1", "fast 2"] : []))
+        _ = try await withDeadline { await first.wait() }
+    }
+
     // MARK: Cancel by id
 
     @Test("cancel(id:) from anywhere: a debounced search still waiting ends cancelled and never runs")

@@ -165,7 +165,7 @@ extension GraphRun {
             // No check of the task's cancellation first: the shell cancels a node's task only once
             // the machine ended the node, and then the attempt's start refuses it.
             guard startAttempt(of: start.node) else { throw CancellationError() }
-            return .success(wrapResponse(try await action.run(ActionContext(backend: backend))))
+            return .success(wrapResponse(try await action.run(ActionContext(backend: backend, gate: gate))))
         } catch {
             return .failure(error)
         }
@@ -192,7 +192,7 @@ extension GraphRun {
         // nothing, is a common node after all: nothing is built for it.
         guard keyed != nil || settings != nil || time.interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
-        let context = ActionContext(backend: backend, idempotencyKey: journal?.0.key(of: node))
+        let context = ActionContext(backend: backend, gate: gate, idempotencyKey: journal?.0.key(of: node))
         let operation: @Sendable (Int) async throws -> ResponseSlot
         if let keyed {
             // Join a call in flight with the same key instead of calling `run` again.

@@ -79,12 +79,18 @@ extension StoreCore {
     ) -> GraphRun<S> {
         // Reported and cancelled there.
         if PureCall.current != nil { return startGraph(graph, backend: backend, owner: owner) }
-        let run = GraphRun(host: self, backend: backend, storage: graph.storage, time: runTime, owner: owner?.name)
+        let nodeContexts = CancellationGate()
+        let run = GraphRun(
+            host: self, backend: backend, storage: graph.storage, time: runTime, owner: owner?.name,
+            gate: nodeContexts)
         if refusesForOwner(run, owner) { return run }
         let waiting = CancellationGate()
-        let cancel: @Sendable () -> Void = {
+        // Waiting for the state lock once after the run's cancel closed its nodes' contexts: a
+        // dispatch of a node being reduced right now ends first, and none can pass their gate later.
+        let cancel: @Sendable () -> Void = { [weak self] in
             waiting.cancel()
             run.cancel()
+            self?.stateLock.withLock {}
         }
         let (token, delay) = latest.enter(id, policy: policy, cancel: cancel)
         Task {
