@@ -6,9 +6,10 @@
 public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     /// The store, or the scope of a store, this context belongs to.
     let core: any StoreBackend<State>
-    /// Closed when the work this context belongs to was cancelled by a later dispatch with the same
-    /// id (or by `cancel(id:)`): its sync dispatches are then dropped. `nil` for other work.
-    let gate: CancellationGate?
+    /// Closed when the work this context belongs to was cancelled (an async action dispatched with
+    /// an id or under an owner, a graph's async node): its sync dispatches are then dropped. `nil`
+    /// for other work.
+    let gate: (any DispatchGate)?
 
     /// The key of this attempt when it is an attempt of a durable async node, for a server to
     /// recognise a repeated request (send it, for example, in an `Idempotency-Key` header).
@@ -30,7 +31,7 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
         self.idempotencyKey = nil
     }
 
-    init(backend: any StoreBackend<State>, gate: CancellationGate? = nil, idempotencyKey: IdempotencyKey? = nil) {
+    init(backend: any StoreBackend<State>, gate: (any DispatchGate)? = nil, idempotencyKey: IdempotencyKey? = nil) {
         self.core = backend
         self.gate = gate
         self.idempotencyKey = idempotencyKey
@@ -40,9 +41,9 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     public var state: State { core.currentState }
 
     /// Where this context's dispatches go: the same store (see ``ActionDispatcher`` for `dispatch`
-    /// and `cancel(id:)`). In an async action dispatched with an id, or a node of a graph dispatched
-    /// with one, sync actions dispatched through it are dropped once that work was cancelled or
-    /// replaced: a stale response never reaches the state.
+    /// and `cancel(id:)`). In an async action dispatched with an id or under an owner, or a graph's
+    /// async node, sync actions dispatched through it are dropped once that work (that node) was
+    /// cancelled or replaced: a stale response never reaches the state.
     @_spi(OresReduxInternals)
     public var dispatchTarget: DispatchTarget<State> { DispatchTarget(backend: core, gate: gate) }
 

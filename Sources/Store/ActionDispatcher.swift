@@ -32,7 +32,7 @@ extension ActionDispatcher {
     /// work that other threads or runs handed to the applying thread meanwhile (first in, first out).
     /// A dispatch from inside a reducer (or a graph's `make` or fallback closure) is dropped and
     /// reported as a ``StoreDiagnostic``: reducers must be pure. Through the context of an async
-    /// action dispatched with an id (or of a node of a graph dispatched with one), the action is
+    /// action dispatched with an id or under an owner, or of a graph's async node, the action is
     /// dropped once that work was cancelled or replaced: a stale response never reaches the state.
     public func dispatch(_ action: some Action) {
         dispatchTarget.dispatch(action)
@@ -92,7 +92,7 @@ extension ActionDispatcher {
     /// Starts a graph as the one piece of work under `id`, with the same policies as async actions:
     /// a run the policy cancels ends with its unfinished nodes `.cancelled`, so its sync nodes (the
     /// place its responses reach the state) never apply, and from then on every sync action its
-    /// async nodes dispatch through their context is dropped, as a replaced async action's is.
+    /// cancelled nodes dispatch through their context is dropped, as a replaced async action's is.
     ///
     /// A run that waits (debounce, throttle) is returned at once and has not started yet: its
     /// report's times count from this dispatch.

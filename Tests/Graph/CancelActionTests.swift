@@ -44,6 +44,40 @@ extension GraphStories {
             subscription.cancel()
         }
 
+        /// Logs in ignoring cancellation (it answers when `answer` opens), then dispatches a note of
+        /// its own through its context.
+        struct StubbornLogIn: AsyncAction {
+            let answer: Latch
+            let started = Latch()
+            let finished = Latch()
+            func run(_ context: ActionContext<AppState>) async throws -> String {
+                started.open()
+                await answer.wait()
+                context.dispatch(Note("signed in, said the call"))
+                finished.open()
+                return "ada"
+            }
+        }
+
+        @Test("cancel while a call that ignores it runs: what the call dispatches through its context is dropped")
+        func cancelledCallsContextIsClosed() async throws {
+            let store = makeStore(probe: Probe())
+            let answer = Latch()
+            let logIn = StubbornLogIn(answer: answer)
+            var graph = Graph()
+            graph.run(logIn)
+            graph.setCancelAction(Self.stop)
+            let run = store.dispatch(graph)
+            try await withDeadline(10, "the call to start") { await logIn.started.wait() }
+
+            run.cancel()
+            answer.open()
+            try await withDeadline(10, "the call to dispatch") { await logIn.finished.wait() }
+
+            #expect(store.state.applied == ["stop spinner"], "the cancel action is the one action of the run applied")
+            _ = try await withDeadline(10, "the run") { await run.wait() }
+        }
+
         @Test("cancel right after dispatch, before the async root ran: the cancel action is applied once")
         func cancelBeforeTheFirstNodeRan() async throws {
             let probe = Probe()

@@ -74,6 +74,42 @@ struct WorkOwnerTests {
         #expect(report[draft].outcome == .cancelled && report[draftSaved].outcome == .cancelled)
     }
 
+    /// A call that ignores cancellation: it answers when `answer` opens, then dispatches a note of
+    /// its own through its context.
+    struct StubbornCall: AsyncAction {
+        let answer: GraphStories.Latch
+        let started = GraphStories.Latch()
+        let finished = GraphStories.Latch()
+        func run(_ context: ActionContext<AppState>) async throws {
+            started.open()
+            await answer.wait()
+            context.dispatch(Note("said the call"))
+            finished.open()
+        }
+    }
+
+    @Test(
+        "closing a screen while a call that ignores cancellation runs: a cancelled call's own dispatches are dropped, a finishing call's applied",
+        arguments: [OwnerEndPolicy.cancel, .finish])
+    func aCancelledCallsContextIsClosed(_ policy: OwnerEndPolicy) async throws {
+        let store = OwnerStories.makeStore()
+        let owner = store.makeOwner("Search screen")
+        let answer = GraphStories.Latch()
+        let call = StubbornCall(answer: answer)
+        var graph = Graph()
+        let node = graph.run(call)
+        graph.setOwnerEndPolicy(policy, for: node)
+        let run = owner.dispatch(graph)
+        try await withDeadline(10, "the call to start") { await call.started.wait() }
+
+        owner.end()
+        answer.open()
+        try await withDeadline(10, "the call to dispatch") { await call.finished.wait() }
+
+        #expect(store.state.applied == (policy == .cancel ? [] : ["said the call"]))
+        _ = try await withDeadline(10, "the run") { await run.wait() }
+    }
+
     @Test("work dispatched to an ended owner is refused, never run, and the store says why")
     func dispatchAfterEndIsRefused() async throws {
         let diagnostics = OwnerStories.Recorder<StoreDiagnostic>()

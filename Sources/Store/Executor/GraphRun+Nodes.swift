@@ -165,7 +165,7 @@ extension GraphRun {
             // No check of the task's cancellation first: the shell cancels a node's task only once
             // the machine ended the node, and then the attempt's start refuses it.
             guard startAttempt(of: start.node) else { throw CancellationError() }
-            return .success(wrapResponse(try await action.run(ActionContext(backend: backend, gate: gate))))
+            return .success(wrapResponse(try await action.run(context(of: start.node))))
         } catch {
             return .failure(error)
         }
@@ -192,7 +192,7 @@ extension GraphRun {
         // nothing, is a common node after all: nothing is built for it.
         guard keyed != nil || settings != nil || time.interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
-        let context = ActionContext(backend: backend, gate: gate, idempotencyKey: journal?.0.key(of: node))
+        let context = context(of: node, idempotencyKey: journal?.0.key(of: node))
         let operation: @Sendable (Int) async throws -> ResponseSlot
         if let keyed {
             // Join a call in flight with the same key instead of calling `run` again.
@@ -214,6 +214,12 @@ extension GraphRun {
         }
         guard let (journal, codec) = journal else { return operation }
         return journal.journaled(operation, node: node, codec: codec)
+    }
+
+    /// The context of `node`'s action: the store or scope the graph was dispatched to, closed to
+    /// the action's dispatches once the node was cancelled.
+    private func context(of node: Int, idempotencyKey: IdempotencyKey? = nil) -> ActionContext<State> {
+        ActionContext(backend: backend, gate: NodeGate(run: state, node: node), idempotencyKey: idempotencyKey)
     }
 
     /// Right before the one attempt of a common node: whether it may start (the run was not cancelled).

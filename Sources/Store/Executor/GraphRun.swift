@@ -18,12 +18,15 @@
 /// end releases async nodes, its task runs one of them next instead of a new task (a chain of calls
 /// costs one task); ``cancel()`` reaches whichever node a task runs.
 public final class GraphRun<State: Sendable>: Sendable {
-    let core: any RunHost  // the store whose pipeline the run goes through (a scoped store's root)
-    let backend: any StoreBackend<State>  // what the nodes see: the store, or the scope dispatched to
+    /// The store whose pipeline the run goes through (a scoped store's root).
+    let core: any RunHost
+    /// What the graph's nodes see: the store, or the scope the graph was dispatched to.
+    let backend: any StoreBackend<State>
     /// The graph's nodes, read without the generic wrapper: unspecialized code would look up
     /// `ActionGraph<State>`'s metadata on every read, copy and destroy.
     let storage: GraphStorage
-    package var graph: ActionGraph<State> { ActionGraph(storage: storage) }  // for the test store's messages
+    /// The graph the run executes, wrapped again for the test store's messages.
+    package var graph: ActionGraph<State> { ActionGraph(storage: storage) }
     /// The run's machine behind its lock; `nil` for a run born finished (a graph with no nodes that
     /// nobody watches): it has no machine, registration, task or waiter, and `read` answers for it.
     private let locked: LockedValue<RunLockedState>?
@@ -36,19 +39,17 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Read at every event: held here, not called through `time`, which would retain it per call.
     let sinceCreation: @Sendable () -> Duration
     private let createdAt: Duration
-    let journal: DurableRunJournal?  // a durable run's, which its journaled nodes' attempts go through
+    /// A durable run's journal, which its journaled nodes' attempts go through; `nil` for a plain run.
+    let journal: DurableRunJournal?
     let ownerName: String?  // the name of the owner the run was dispatched under, for its events
-    /// Dispatched with an id: closed when it is cancelled or replaced; its nodes' contexts then drop dispatches.
-    let gate: CancellationGate?
 
     /// Runs the nodes `storage` holds (an `ActionGraph<State>`'s) on the store's `time`; a run
     /// `bornFinished` (a graph with no nodes that nobody watches) needs no start.
     init(
         host core: any RunHost, backend: any StoreBackend<State>, storage: borrowing GraphStorage, time: RunTime,
-        durable journal: DurableRunJournal? = nil, owner: String? = nil, gate: CancellationGate? = nil,
-        bornFinished: Bool = false
+        durable journal: DurableRunJournal? = nil, owner: String? = nil, bornFinished: Bool = false
     ) {
-        (self.core, self.backend, self.journal, self.ownerName, self.gate) = (core, backend, journal, owner, gate)
+        (self.core, self.backend, self.journal, self.ownerName) = (core, backend, journal, owner)
         self.storage = copy storage  // borrowed: an owned one is copied as the caller's generic graph
         (self.time, sinceCreation, createdAt) = (time, time.sinceCreation, bornFinished ? .zero : time.sinceCreation())
         locked =
@@ -103,9 +104,9 @@ public final class GraphRun<State: Sendable>: Sendable {
     }
 
     /// Cancels the run: async nodes in flight get task cancellation and, like every node that has not
-    /// started, end `.cancelled` at once; no fallback reaches the reducer after this returns. A sync
-    /// node being applied at this moment completes. State already committed stays committed. Calling
-    /// it again does nothing.
+    /// started, end `.cancelled` at once; no fallback, and nothing their actions dispatch through their
+    /// contexts, reaches the reducer after this returns. A sync node being applied at this moment
+    /// completes. State already committed stays committed. Calling it again does nothing.
     ///
     /// If the graph has a cancel action (``ActionGraph/setCancelAction(_:)``) and the run had started
     /// and not finished, that action is the one action of the run that still reaches the reducer:
@@ -125,7 +126,6 @@ public final class GraphRun<State: Sendable>: Sendable {
     func cancelForStoreRelease() { cancel(byStoreRelease: true) }
 
     private func cancel(byStoreRelease: Bool) {
-        gate?.cancel()  // dispatched with an id: what its nodes dispatch from now on is dropped
         guard let locked else { return }  // finished: nothing to cancel, no fallback to wait for
         let (now, insidePipeline) = (elapsed(), core.isInsidePipeline)
         perform(

@@ -244,6 +244,10 @@ struct RunStateMachine {
         }
     }
 
+    /// Whether what `node`'s action dispatches through its context may still reach the state: not
+    /// once the node was cancelled (see `NodeGate`).
+    func admitsDispatches(from node: Int) -> Bool { nodes[node].status != .cancelled }
+
     /// The run as it stands now, for a graph of `shape`: a node that has not ended shows `nil`.
     func report(shape: GraphShape) -> GraphReport {
         GraphReport(

@@ -79,18 +79,12 @@ extension StoreCore {
     ) -> GraphRun<S> {
         // Reported and cancelled there.
         if PureCall.current != nil { return startGraph(graph, backend: backend, owner: owner) }
-        let nodeContexts = CancellationGate()
-        let run = GraphRun(
-            host: self, backend: backend, storage: graph.storage, time: runTime, owner: owner?.name,
-            gate: nodeContexts)
+        let run = GraphRun(host: self, backend: backend, storage: graph.storage, time: runTime, owner: owner?.name)
         if refusesForOwner(run, owner) { return run }
         let waiting = CancellationGate()
-        // Waiting for the state lock once after the run's cancel closed its nodes' contexts: a
-        // dispatch of a node being reduced right now ends first, and none can pass their gate later.
-        let cancel: @Sendable () -> Void = { [weak self] in
+        let cancel: @Sendable () -> Void = {
             waiting.cancel()
             run.cancel()
-            self?.stateLock.withLock {}
         }
         let (token, delay) = latest.enter(id, policy: policy, cancel: cancel)
         Task {
