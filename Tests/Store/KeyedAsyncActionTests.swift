@@ -80,13 +80,13 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
 
             let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
             server.release.open()
 
-            #expect(try await first.value == "first")
-            #expect(try await second.value == "first")  // the joined call's answer, not its own
+            #expect(try await withDeadline(10, "first") { try await first.value } == "first")
+            #expect(try await withDeadline(10, "second") { try await second.value } == "first")  // the joined call's answer, not its own
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -97,13 +97,13 @@ extension CoreStore {
             var graph = ActionGraph<Int>()
             let node = graph.run(KeyedFetch(id: 1, answer: "node", server: server) as PlainFetch)
             let run = store.dispatch(graph)
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
 
             let joined = store.dispatch(KeyedFetch(id: 1, answer: "dispatch", server: server) as PlainFetch)
             server.release.open()
 
-            #expect(try await run.value(of: node) == "node")
-            #expect(try await joined.value == "node")  // it joined the node's call
+            #expect(try await withDeadline(10, "the value of node") { try await run.value(of: node) } == "node")
+            #expect(try await withDeadline(10, "joined") { try await joined.value } == "node")  // it joined the node's call
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -116,8 +116,8 @@ extension CoreStore {
             let two = store.dispatch(Fetch(id: 2, answer: "two", server: server))
             server.release.open()
 
-            #expect(try await one.value == "one")
-            #expect(try await two.value == "two")
+            #expect(try await withDeadline(10, "one") { try await one.value } == "one")
+            #expect(try await withDeadline(10, "two") { try await two.value } == "two")
             #expect(server.answered.sorted() == ["one", "two"])
             withExtendedLifetime(store) {}
         }
@@ -130,8 +130,8 @@ extension CoreStore {
             let other = store.dispatch(OtherFetch(id: 1, server: server))
             server.release.open()
 
-            #expect(try await fetch.value == "fetch")
-            #expect(try await other.value == "other")
+            #expect(try await withDeadline(10, "fetch") { try await fetch.value } == "fetch")
+            #expect(try await withDeadline(10, "other") { try await other.value } == "other")
             #expect(server.callCount == 2)
             withExtendedLifetime(store) {}
         }
@@ -141,8 +141,14 @@ extension CoreStore {
             let server = Server()
             server.release.open()
 
-            #expect(try await store.dispatch(Fetch(id: 1, answer: "first", server: server)).value == "first")
-            #expect(try await store.dispatch(Fetch(id: 1, answer: "second", server: server)).value == "second")
+            #expect(
+                try await withDeadline(10, "the first Fetch") {
+                    try await store.dispatch(Fetch(id: 1, answer: "first", server: server)).value
+                } == "first")
+            #expect(
+                try await withDeadline(10, "the second Fetch") {
+                    try await store.dispatch(Fetch(id: 1, answer: "second", server: server)).value
+                } == "second")
 
             #expect(server.answered == ["first", "second"])
             withExtendedLifetime(store) {}
@@ -152,15 +158,17 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let staying = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let leaving = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
 
             leaving.cancel()
-            await #expect(throws: CancellationError.self) { try await leaving.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "leaving") { try await leaving.value }
+            }
             #expect(!server.cancelled.isOpen)  // the call goes on for the one still waiting
 
             server.release.open()
-            #expect(try await staying.value == "shared")
+            #expect(try await withDeadline(10, "staying") { try await staying.value } == "shared")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -169,14 +177,16 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let staying = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let leaving = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
             leaving.cancel()
 
             server.release.open()
-            #expect(try await staying.value == "shared")
+            #expect(try await withDeadline(10, "staying") { try await staying.value } == "shared")
             // Read only now, after the call has ended: it withdrew, so it still throws.
-            await #expect(throws: CancellationError.self) { try await leaving.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "leaving") { try await leaving.value }
+            }
             withExtendedLifetime(store) {}
         }
 
@@ -184,14 +194,16 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let leaving = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let staying = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
 
             leaving.cancel()
-            await #expect(throws: CancellationError.self) { try await leaving.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "leaving") { try await leaving.value }
+            }
 
             server.release.open()
-            #expect(try await staying.value == "shared")
+            #expect(try await withDeadline(10, "staying") { try await staying.value } == "shared")
             #expect(!server.cancelled.isOpen)
             withExtendedLifetime(store) {}
         }
@@ -200,15 +212,19 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
 
             first.cancel()
             second.cancel()
 
-            await #expect(throws: CancellationError.self) { try await first.value }
-            await #expect(throws: CancellationError.self) { try await second.value }
-            try await server.cancelled.wait()  // returns only once `run` saw the cancellation
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "first") { try await first.value }
+            }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "second") { try await second.value }
+            }
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }  // returns only once `run` saw the cancellation
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -217,15 +233,15 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let abandoned = store.dispatch(Fetch(id: 1, answer: "abandoned", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             abandoned.cancel()
-            try await server.cancelled.wait()
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
 
             let fresh = Server()
             fresh.release.open()
             let retried = store.dispatch(Fetch(id: 1, answer: "fresh", server: fresh))
 
-            #expect(try await retried.value == "fresh")
+            #expect(try await withDeadline(10, "retried") { try await retried.value } == "fresh")
             #expect(fresh.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -236,13 +252,17 @@ extension CoreStore {
             do {
                 let store = Self.store()
                 first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
-                try await server.started.wait()
+                try await withDeadline(10, "the call to start") { try await server.started.wait() }
                 second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
             }  // the last reference to the store goes here
 
-            try await server.cancelled.wait()  // the release cancelled the one `run`
-            await #expect(throws: CancellationError.self) { try await first.value }
-            await #expect(throws: CancellationError.self) { try await second.value }
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }  // the release cancelled the one `run`
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "first") { try await first.value }
+            }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "second") { try await second.value }
+            }
         }
     }
 }
