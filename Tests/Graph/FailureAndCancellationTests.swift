@@ -229,7 +229,8 @@ extension GraphStories {
             try await withDeadline(10, "start Stubborn") { await probe.waitFor("start Stubborn") }
 
             run.cancel()
-            let report = try await withDeadline { await run.wait() }  // returns although Stubborn still waits for its gate
+            // Returns although Stubborn still waits for its gate
+            let report = try await withDeadline { await run.wait() }
 
             // Stubborn sees its cancellation on its own task, which may get there after the report.
             try await withDeadline(10, "Stubborn to see its cancellation") { await probe.waitFor("cancelled Stubborn") }

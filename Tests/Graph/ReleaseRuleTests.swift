@@ -196,7 +196,8 @@ extension GraphStories {
             let run = store.dispatch(graph)
             _ = try await withDeadline { await run.wait() }
 
-            try await withDeadline(10, "the value of saved") { try await run.value(of: saved) }  // Void: returns, no value to read
+            // Void: returns, no value to read
+            try await withDeadline(10, "the value of saved") { try await run.value(of: saved) }
             #expect(
                 try await withDeadline(10, "the outcome of saved") { await run.outcome(of: saved) }.kind == .succeeded)
             #expect(try await withDeadline(10, "the value of reread") { try await run.value(of: reread) })

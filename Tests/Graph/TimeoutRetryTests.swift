@@ -25,7 +25,8 @@ extension GraphStories {
             await clock.advance(by: .seconds(1))
             let outcome = try await withDeadline(10, "the outcome of feed") { await run.outcome(of: feed) }
             #expect(outcome.error as? GraphError == .timedOut(after: .seconds(30)))
-            try await withDeadline(10, "cancelled FetchFeed") { await probe.waitFor("cancelled FetchFeed") }  // the attempt itself was cancelled
+            // The attempt itself was cancelled
+            try await withDeadline(10, "cancelled FetchFeed") { await probe.waitFor("cancelled FetchFeed") }
             let report = try await withDeadline { await run.wait() }
             #expect(report[show].outcome == .skipped)
             #expect(report[feed].attempts == 1)

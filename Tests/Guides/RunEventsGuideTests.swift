@@ -124,7 +124,8 @@ extension GuideApp {
             let printed = Lines()
             @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
             let store = Store(initialState: AppState(), reducer: appReducer)
-            _ = try await withDeadline { await store.dispatch(Self.trendingGraph()).wait() }  // nobody observes: it takes no number
+            // Nobody observes: it takes no number
+            _ = try await withDeadline { await store.dispatch(Self.trendingGraph()).wait() }
             let graph = Self.trendingGraph()
 
             let story = store.observeEvents { event in

@@ -88,7 +88,8 @@ extension CoreStore {
 
             task.cancel()
 
-            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }  // `run` itself saw the cancellation
+            // `run` itself saw the cancellation
+            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }
             await #expect(throws: CancellationError.self) {
                 try await withDeadline(10, "the action") { try await task.value }
             }
@@ -125,7 +126,8 @@ extension CoreStore {
                 try await withDeadline(10, "the action to start") { try await started.wait() }
             }  // the last reference to the store goes here
 
-            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }  // the release cancelled `run`
+            // The release cancelled `run`
+            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }
             await #expect(throws: CancellationError.self) {
                 try await withDeadline(10, "the action") { try await task.value }
             }

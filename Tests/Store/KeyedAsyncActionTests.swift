@@ -86,7 +86,8 @@ extension CoreStore {
             server.release.open()
 
             #expect(try await withDeadline(10, "first") { try await first.value } == "first")
-            #expect(try await withDeadline(10, "second") { try await second.value } == "first")  // the joined call's answer, not its own
+            // The joined call's answer, not its own
+            #expect(try await withDeadline(10, "second") { try await second.value } == "first")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -103,7 +104,8 @@ extension CoreStore {
             server.release.open()
 
             #expect(try await withDeadline(10, "the value of node") { try await run.value(of: node) } == "node")
-            #expect(try await withDeadline(10, "joined") { try await joined.value } == "node")  // it joined the node's call
+            // It joined the node's call
+            #expect(try await withDeadline(10, "joined") { try await joined.value } == "node")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -224,7 +226,8 @@ extension CoreStore {
             await #expect(throws: CancellationError.self) {
                 try await withDeadline(10, "second") { try await second.value }
             }
-            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }  // returns only once `run` saw the cancellation
+            // Returns only once `run` saw the cancellation
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -256,7 +259,8 @@ extension CoreStore {
                 second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
             }  // the last reference to the store goes here
 
-            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }  // the release cancelled the one `run`
+            // The release cancelled the one `run`
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
             await #expect(throws: CancellationError.self) {
                 try await withDeadline(10, "first") { try await first.value }
             }

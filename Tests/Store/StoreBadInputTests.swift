@@ -40,8 +40,9 @@ extension CoreStore {
             }  // the last reference to the store goes here; the action is cancelled and dispatches
 
             try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }
+            // The Increment was dropped
             #expect(
-                try await withDeadline(10, "the action") { try await task.value } == "released: true, last state: 2")  // the Increment was dropped
+                try await withDeadline(10, "the action") { try await task.value } == "released: true, last state: 2")
             let diagnostic = try #require(diagnostics.values.first)
             #expect(diagnostics.values.count == 1)
             #expect(diagnostic.kind == .dispatchAfterRelease)
