@@ -361,8 +361,8 @@ extension GraphStories {
                 shown.filter { $0 == built.index }.count, shown.filter { $0 == made.index }.count
             )
             try await withDeadline(10, "the calls whose start was shown") {
-                try await withDeadline(10, "start Built") { await probe.waitFor("start Built", count: builtShown) }
-                try await withDeadline(10, "start Made") { await probe.waitFor("start Made", count: madeShown) }
+                await probe.waitFor("start Built", count: builtShown)
+                await probe.waitFor("start Made", count: madeShown)
             }
             #expect(probe.count("start Built") == builtShown)
             #expect(probe.count("start Made") == madeShown)

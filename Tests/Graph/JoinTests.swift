@@ -28,7 +28,7 @@ extension GraphStories {
             let joined: String = try await withDeadline(10, "the value of token") { try await run.value(of: token) }
             #expect(joined == "token-7")
             #expect(report[token].kind == .join)
-            #expect(try await withDeadline(10, "logIn") { try await logIn.value } == "token-7")
+            #expect(try await withDeadline(10, "the LogIn task") { try await logIn.value } == "token-7")
         }
 
         @Test("a joined ActionTask that fails fails the join node with its error; its dependents are skipped")
@@ -63,7 +63,7 @@ extension GraphStories {
             #expect(report[token].outcome == .cancelled)
             #expect(probe.count("cancelled LogIn") == 0)
             gate.open()
-            #expect(try await withDeadline(10, "logIn") { try await logIn.value } == "token")
+            #expect(try await withDeadline(10, "the LogIn task") { try await logIn.value } == "token")
         }
 
         @Test("joining a node of another run: its response flows into this graph")
@@ -83,7 +83,7 @@ extension GraphStories {
             #expect(settingsRun.report[show].start == nil)
 
             gate.open()
-            _ = try await withDeadline(10, "settingsRun") { await settingsRun.wait() }
+            _ = try await withDeadline(10, "the settings run") { await settingsRun.wait() }
 
             #expect(
                 try await withDeadline(10, "the value of joined") { try await settingsRun.value(of: joined) }
@@ -173,9 +173,14 @@ extension GraphStories {
 
             #expect(probe.count("start FetchFeed(1)") == 1)
             #expect(probe.count("start FetchFeed(2)") == 1)
-            #expect(try await withDeadline(10, "direct") { try await direct.value } == [Post(title: "post of 1")])
             #expect(
-                try await withDeadline(10, "directAgain") { try await directAgain.value } == [Post(title: "post of 1")])
+                try await withDeadline(10, "the direct dispatch") { try await direct.value } == [
+                    Post(title: "post of 1")
+                ])
+            #expect(
+                try await withDeadline(10, "the direct dispatch again") { try await directAgain.value } == [
+                    Post(title: "post of 1")
+                ])
             #expect(
                 try await withDeadline(10, "the value of feed") { try await run.value(of: feed) } == [
                     Post(title: "post of 1")
@@ -202,7 +207,9 @@ extension GraphStories {
             let report = try await withDeadline { await run.wait() }
 
             #expect(report[feed].error as? Failure == Failure("feed 3"))
-            await #expect(throws: Failure("feed 3")) { try await withDeadline(10, "direct") { try await direct.value } }
+            await #expect(throws: Failure("feed 3")) {
+                try await withDeadline(10, "the direct dispatch") { try await direct.value }
+            }
             #expect(probe.count("start FetchFeed(3)") == 1)
         }
 
@@ -222,7 +229,10 @@ extension GraphStories {
             #expect(report[feed].outcome == .cancelled)
 
             gate.open()
-            #expect(try await withDeadline(10, "direct") { try await direct.value } == [Post(title: "post of 4")])
+            #expect(
+                try await withDeadline(10, "the direct dispatch") { try await direct.value } == [
+                    Post(title: "post of 4")
+                ])
             #expect(probe.count("start FetchFeed(4)") == 1)
         }
     }

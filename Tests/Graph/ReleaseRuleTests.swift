@@ -142,8 +142,8 @@ extension GraphStories {
 
             let first = store.dispatch(graph)
             let second = store.dispatch(graph)
-            _ = try await withDeadline(10, "first") { await first.wait() }
-            _ = try await withDeadline(10, "second") { await second.wait() }
+            _ = try await withDeadline(10, "the first dispatch") { await first.wait() }
+            _ = try await withDeadline(10, "the second dispatch") { await second.wait() }
 
             #expect(probe.count("start Count") == 2)
             #expect(probe.count("mw Add(5)") == 2)

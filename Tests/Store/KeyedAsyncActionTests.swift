@@ -85,9 +85,9 @@ extension CoreStore {
             let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
             server.release.open()
 
-            #expect(try await withDeadline(10, "first") { try await first.value } == "first")
+            #expect(try await withDeadline(10, "the first dispatch") { try await first.value } == "first")
             // The joined call's answer, not its own
-            #expect(try await withDeadline(10, "second") { try await second.value } == "first")
+            #expect(try await withDeadline(10, "the second dispatch") { try await second.value } == "first")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -105,7 +105,7 @@ extension CoreStore {
 
             #expect(try await withDeadline(10, "the value of node") { try await run.value(of: node) } == "node")
             // It joined the node's call
-            #expect(try await withDeadline(10, "joined") { try await joined.value } == "node")
+            #expect(try await withDeadline(10, "the joined dispatch") { try await joined.value } == "node")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -118,8 +118,8 @@ extension CoreStore {
             let two = store.dispatch(Fetch(id: 2, answer: "two", server: server))
             server.release.open()
 
-            #expect(try await withDeadline(10, "one") { try await one.value } == "one")
-            #expect(try await withDeadline(10, "two") { try await two.value } == "two")
+            #expect(try await withDeadline(10, "dispatch one") { try await one.value } == "one")
+            #expect(try await withDeadline(10, "dispatch two") { try await two.value } == "two")
             #expect(server.answered.sorted() == ["one", "two"])
             withExtendedLifetime(store) {}
         }
@@ -132,8 +132,8 @@ extension CoreStore {
             let other = store.dispatch(OtherFetch(id: 1, server: server))
             server.release.open()
 
-            #expect(try await withDeadline(10, "fetch") { try await fetch.value } == "fetch")
-            #expect(try await withDeadline(10, "other") { try await other.value } == "other")
+            #expect(try await withDeadline(10, "the Fetch dispatch") { try await fetch.value } == "fetch")
+            #expect(try await withDeadline(10, "the other dispatch") { try await other.value } == "other")
             #expect(server.callCount == 2)
             withExtendedLifetime(store) {}
         }
@@ -165,12 +165,12 @@ extension CoreStore {
 
             leaving.cancel()
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "leaving") { try await leaving.value }
+                try await withDeadline(10, "the leaving dispatch") { try await leaving.value }
             }
             #expect(!server.cancelled.isOpen)  // the call goes on for the one still waiting
 
             server.release.open()
-            #expect(try await withDeadline(10, "staying") { try await staying.value } == "shared")
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -184,10 +184,10 @@ extension CoreStore {
             leaving.cancel()
 
             server.release.open()
-            #expect(try await withDeadline(10, "staying") { try await staying.value } == "shared")
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             // Read only now, after the call has ended: it withdrew, so it still throws.
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "leaving") { try await leaving.value }
+                try await withDeadline(10, "the leaving dispatch") { try await leaving.value }
             }
             withExtendedLifetime(store) {}
         }
@@ -201,11 +201,11 @@ extension CoreStore {
 
             leaving.cancel()
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "leaving") { try await leaving.value }
+                try await withDeadline(10, "the leaving dispatch") { try await leaving.value }
             }
 
             server.release.open()
-            #expect(try await withDeadline(10, "staying") { try await staying.value } == "shared")
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             #expect(!server.cancelled.isOpen)
             withExtendedLifetime(store) {}
         }
@@ -221,10 +221,10 @@ extension CoreStore {
             second.cancel()
 
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "first") { try await first.value }
+                try await withDeadline(10, "the first dispatch") { try await first.value }
             }
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "second") { try await second.value }
+                try await withDeadline(10, "the second dispatch") { try await second.value }
             }
             // Returns only once `run` saw the cancellation
             try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
@@ -244,7 +244,7 @@ extension CoreStore {
             fresh.release.open()
             let retried = store.dispatch(Fetch(id: 1, answer: "fresh", server: fresh))
 
-            #expect(try await withDeadline(10, "retried") { try await retried.value } == "fresh")
+            #expect(try await withDeadline(10, "the retried dispatch") { try await retried.value } == "fresh")
             #expect(fresh.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -262,10 +262,10 @@ extension CoreStore {
             // The release cancelled the one `run`
             try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "first") { try await first.value }
+                try await withDeadline(10, "the first dispatch") { try await first.value }
             }
             await #expect(throws: CancellationError.self) {
-                try await withDeadline(10, "second") { try await second.value }
+                try await withDeadline(10, "the second dispatch") { try await second.value }
             }
         }
     }
