@@ -15,7 +15,7 @@ struct SetTo: Action { let v: Int }
     store.dispatch(Inc())
     store.dispatch(Inc(by: 2))
     #expect(store.state == 3)
-    let v = try await store.dispatch(Fetch(n: 4)).value
+    let v = try await withDeadline(10, "Fetch") { try await store.dispatch(Fetch(n: 4)).value }
     #expect(v == 40)
     var g = ActionGraph<Int>()
     let a = g.run(Fetch(n: 1))
@@ -25,11 +25,11 @@ struct SetTo: Action { let v: Int }
     let d = g.send(SetTo(v: 999), after: f)
     g.setFallback(for: f) { _ in SetTo(v: -1) }
     let run = store.dispatch(g)
-    let report = await run.wait()
+    let report = try await withDeadline { await run.wait() }
     print(report)
-    #expect(try await run.value(of: b) == 20)
-    #expect(await run.outcome(of: c).kind == .succeeded)
-    #expect(await run.outcome(of: d).kind == .skipped)
+    #expect(try await withDeadline(10, "the value of b") { try await run.value(of: b) } == 20)
+    #expect(try await withDeadline(10, "the outcome of c") { await run.outcome(of: c) }.kind == .succeeded)
+    #expect(try await withDeadline(10, "the outcome of d") { await run.outcome(of: d) }.kind == .skipped)
     seen = lock.withLock { $0 }
     print(seen)
     #expect(store.state == 30 || store.state == -1)

@@ -25,19 +25,20 @@ extension GraphStories {
             #expect(graph.owns(confused))
 
             let run = store.dispatch(graph)
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[confused].error as? GraphError == .foreignNode(index: stranger.index))
             #expect(report[dependent].outcome == .skipped)
             #expect(report[fine].outcome == .succeeded)
-            #expect(try await run.value(of: independent) == 2)
+            #expect(
+                try await withDeadline(10, "the value of independent") { try await run.value(of: independent) } == 2)
             #expect(store.state.applied == ["fine"])
             #expect(probe.count("start Stranger") == 0)
             #expect("\(GraphError.foreignNode(index: 1))".contains("another graph"))
         }
 
         @Test("a foreign node in the typed pack form is caught the same way")
-        func foreignPrerequisiteInPackForm() async {
+        func foreignPrerequisiteInPackForm() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var other = Graph()
@@ -48,7 +49,7 @@ extension GraphStories {
             let fetch = graph.run(after: stranger) { value in call("Fetch", probe, answering: value) }
             #expect(graph.problems == [.foreignNode(index: 0), .foreignNode(index: 0)])
 
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
             #expect(report[sum].error as? GraphError == .foreignNode(index: 0))
             #expect(report[fetch].error as? GraphError == .foreignNode(index: 0))
             #expect(report[own].outcome == .succeeded)
@@ -57,7 +58,7 @@ extension GraphStories {
         }
 
         @Test("a node with bad input fails with foreignNode even below an async node that fails")
-        func badInputBelowAnAsyncFailureStillFails() async {
+        func badInputBelowAnAsyncFailureStillFails() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var other = Graph()
@@ -65,14 +66,14 @@ extension GraphStories {
             var graph = Graph()
             let broken = graph.run(failing("Broken", probe))
             let confused = graph.send(Note("confused"), after: broken, stranger)
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report[broken].outcome == .failed)
             #expect(report[confused].error as? GraphError == .foreignNode(index: stranger.index))
         }
 
         @Test("a node with bad input fails with foreignNode even below another node with bad input")
-        func badInputBelowBadInputStillFails() async {
+        func badInputBelowBadInputStillFails() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var other = Graph()
@@ -81,7 +82,7 @@ extension GraphStories {
             let first = graph.send(Note("first"), after: stranger)
             let second = graph.send(Note("second"), after: first, stranger)
             #expect(graph.problems == [.foreignNode(index: 0), .foreignNode(index: 0)])
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report[first].error as? GraphError == .foreignNode(index: stranger.index))
             // Documented: "makes the node that used it fail when the graph runs, with foreignNode".
@@ -91,7 +92,7 @@ extension GraphStories {
         }
 
         @Test("a node added to a copy after the copy was made is foreign to the original, and the other way round")
-        func nodesOfACopyAreForeignToTheOriginal() async {
+        func nodesOfACopyAreForeignToTheOriginal() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var original = Graph()
@@ -109,10 +110,10 @@ extension GraphStories {
             #expect(original.problems == [.foreignNode(index: 1)])
             #expect(copy.problems == [.foreignNode(index: 1)])
 
-            let report = await store.dispatch(original).wait()
+            let report = try await withDeadline { [original] in await store.dispatch(original).wait() }
             #expect(report[misuse].error as? GraphError == .foreignNode(index: 1))
             #expect(report.count(of: .succeeded) == 2)
-            let copyReport = await store.dispatch(copy).wait()
+            let copyReport = try await withDeadline { [copy] in await store.dispatch(copy).wait() }
             #expect(copyReport[reverse].error as? GraphError == .foreignNode(index: 1))
             #expect(store.state.applied == ["shared", "original only", "shared", "copy only"])
         }
@@ -120,7 +121,7 @@ extension GraphStories {
         @Test(
             "a prerequisite list may mix nodes from before and after a copy; a foreign node anywhere in a list is caught"
         )
-        func prerequisiteListsAcrossACopy() async {
+        func prerequisiteListsAcrossACopy() async throws {
             // Lists of nodes of this graph take a faster path than lists with anything else in them;
             // both must give the same graph.
             let store = Store(initialState: AppState(), reducer: reducer)
@@ -135,7 +136,7 @@ extension GraphStories {
             let fine = original.send(Note("fine"), after: [after, both])
 
             #expect(original.problems == [.foreignNode(index: stranger.index)])
-            let report = await store.dispatch(original).wait()
+            let report = try await withDeadline { [original] in await store.dispatch(original).wait() }
             #expect(report[both].prerequisites == [0, 1, 0])
             #expect(report[fine].prerequisites == [1, 2])
             #expect(report[confused].error as? GraphError == .foreignNode(index: stranger.index))
@@ -176,7 +177,7 @@ extension GraphStories {
         }
 
         @Test("asking a run about a node of another graph answers foreignNode at once, while the run still runs")
-        func outcomeOfForeignNodeAnswersAtOnce() async {
+        func outcomeOfForeignNodeAnswersAtOnce() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let gate = Latch()
@@ -186,16 +187,18 @@ extension GraphStories {
             graph.run(call("Slow", probe, answering: 0, gate: gate))
             let run = store.dispatch(graph)
 
-            let outcome = await run.outcome(of: stranger)
+            let outcome = try await withDeadline(10, "the outcome of stranger") { await run.outcome(of: stranger) }
             #expect(outcome.error as? GraphError == .foreignNode(index: stranger.index))
-            await #expect(throws: GraphError.foreignNode(index: stranger.index)) { try await run.value(of: stranger) }
+            await #expect(throws: GraphError.foreignNode(index: stranger.index)) {
+                try await withDeadline(10, "the value of stranger") { try await run.value(of: stranger) }
+            }
             #expect(!run.isFinished)
             gate.open()
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
         }
 
         @Test("settings on a foreign node are recorded as problems and change nothing in the graph")
-        func settingsOnAForeignNode() async {
+        func settingsOnAForeignNode() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var other = Graph()
@@ -209,25 +212,25 @@ extension GraphStories {
             graph.setLabel("stranger", for: stranger)
 
             #expect(graph.problems == Array(repeating: .foreignNode(index: 0), count: 4))
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
             #expect(report[own].label != "stranger")
             #expect(report[own].attempts == 1)
             #expect(store.state.applied.isEmpty)
         }
 
         @Test("an empty graph finishes at once")
-        func emptyGraphFinishesAtOnce() async {
+        func emptyGraphFinishesAtOnce() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let run = store.dispatch(Graph())
             #expect(run.isFinished)
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
             #expect(report.isEmpty)
             #expect(report.summary.hasPrefix("0 nodes"))
         }
 
         @Test("cycles cannot be built: a prerequisite must exist first, and a node from a copy cannot close a loop")
-        func cyclesCannotBeExpressed() async {
+        func cyclesCannotBeExpressed() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -245,7 +248,7 @@ extension GraphStories {
             let pretend = graph.send(Note("pretend"), after: Pretender())
             #expect(graph.problems.last == .foreignNode(index: -1))
 
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
             #expect(report[loop].outcome == .failed)
             #expect(report[pretend].outcome == .failed)
             for entry in report {
@@ -276,7 +279,7 @@ extension GraphStories {
             let show = graph.send(Note("show"), after: token, flaky)
             let never = graph.send(Note("never"), after: broken, show)
             let run = store.dispatch(graph)
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report.count == 5)
             #expect(report.map(\.index) == [0, 1, 2, 3, 4])
@@ -318,7 +321,7 @@ extension GraphStories {
             graph.send(Note("show"), after: feed)
             let pause = graph.delay(.zero, after: token)
             graph.setLabel("Pause", for: pause)
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             let lines = report.description.split(separator: "\n").map(String.init)
             #expect(lines.count == 1 + 4 + 1)
@@ -335,7 +338,7 @@ extension GraphStories {
         }
 
         @Test("count(of:) counts each outcome; a report read while running shows what has not ended")
-        func countsAndReportWhileRunning() async {
+        func countsAndReportWhileRunning() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let gate = Latch()
@@ -345,8 +348,8 @@ extension GraphStories {
             graph.send(Note("now"))
             let broken = graph.run(failing("Broken", probe))
             let run = store.dispatch(graph)
-            await probe.waitFor("start Slow")
-            _ = await run.outcome(of: broken)
+            try await withDeadline(10, "start Slow") { await probe.waitFor("start Slow") }
+            _ = try await withDeadline(10, "the outcome of broken") { await run.outcome(of: broken) }
 
             let midway = run.report
             #expect(midway[slow].outcome == nil)
@@ -357,7 +360,7 @@ extension GraphStories {
             #expect(midway.count(of: .failed) == 1)
 
             gate.open()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
             #expect(report.count(of: .succeeded) == 3)
             #expect(report.count(of: .failed) == 1)
             #expect(report.count(of: .skipped) == 0)
@@ -368,16 +371,16 @@ extension GraphStories {
         }
 
         @Test("a finished run's report outlives its run and its store, and later reports agree with it")
-        func reportOutlivesItsRun() async {
-            func finishedReport() async -> (GraphReport, GraphReport) {
+        func reportOutlivesItsRun() async throws {
+            func finishedReport() async throws -> (GraphReport, GraphReport) {
                 var graph = Graph()
                 let root = graph.send(Note("root"))
                 for index in 0..<1_000 { graph.send(Add(index), after: root) }
                 let run = Store(initialState: AppState(), reducer: reducer).dispatch(graph)
-                let report = await run.wait()
+                let report = try await withDeadline { await run.wait() }
                 return (report, run.report)
             }
-            let (report, later) = await finishedReport()
+            let (report, later) = try await finishedReport()
             #expect(report.count == 1_001)
             #expect(report.count(of: .succeeded) == 1_001)
             #expect(report.allSatisfy { $0.outcome == .succeeded && $0.start != nil && $0.end != nil })

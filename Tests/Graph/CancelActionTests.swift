@@ -278,7 +278,7 @@ extension GraphStories {
                 let run = store.dispatch(graph)
                 let canceller = Task.detached { run.cancel() }
                 let report = try await withDeadline(10, "round \(round)") { await run.wait() }
-                await canceller.value
+                try await withDeadline(10, "round \(round), the canceller") { await canceller.value }
                 _ = try await withDeadline(10, "round \(round), after the cancel") { await run.wait() }
 
                 let stops = probe.count("mw stop spinner")

@@ -8,32 +8,34 @@ extension GraphStories {
     @Suite("Threads")
     struct Threads {
         @Test("200 graphs dispatched at once from 200 tasks into one store: every run finishes, the total is exact")
-        func manyGraphsFromManyTasks() async {
+        func manyGraphsFromManyTasks() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let clients = 200
 
-            let reports = await withTaskGroup(of: GraphReport.self) { group in
-                for client in 0..<clients {
-                    group.addTask {
-                        var graph = Graph()
-                        let opened = graph.send(Add(1))
-                        let fetched = graph.run(call("Fetch\(client)", probe, answering: client), after: opened)
-                        graph.send(after: fetched) { value in Add(value) }
-                        let broken = graph.run(failing("Broken\(client)", probe, as: Int.self), after: opened)
-                        graph.send(after: broken) { value in Add(value + 1_000_000) }
-                        graph.setFallback(for: broken) { _ in Add(10) }
-                        return await store.dispatch(graph).wait()
+            let reports = try await withDeadline(30, "\(clients) clients' runs") {
+                await withTaskGroup(of: GraphReport.self) { group in
+                    for client in 0..<clients {
+                        group.addTask {
+                            var graph = Graph()
+                            let opened = graph.send(Add(1))
+                            let fetched = graph.run(call("Fetch\(client)", probe, answering: client), after: opened)
+                            graph.send(after: fetched) { value in Add(value) }
+                            let broken = graph.run(failing("Broken\(client)", probe, as: Int.self), after: opened)
+                            graph.send(after: broken) { value in Add(value + 1_000_000) }
+                            graph.setFallback(for: broken) { _ in Add(10) }
+                            return await store.dispatch(graph).wait()
+                        }
+                        // Direct dispatches from other tasks at the same time.
+                        group.addTask {
+                            store.dispatch(Add(100))
+                            return await store.dispatch(Graph()).wait()
+                        }
                     }
-                    // Direct dispatches from other tasks at the same time.
-                    group.addTask {
-                        store.dispatch(Add(100))
-                        return await store.dispatch(Graph()).wait()
-                    }
+                    var reports: [GraphReport] = []
+                    for await report in group { reports.append(report) }
+                    return reports
                 }
-                var reports: [GraphReport] = []
-                for await report in group { reports.append(report) }
-                return reports
             }
 
             let graphReports = reports.filter { !$0.isEmpty }
@@ -51,7 +53,7 @@ extension GraphStories {
         }
 
         @Test("graphs dispatched from plain threads at once all finish, each node applied once")
-        func graphsFromThreads() async {
+        func graphsFromThreads() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let runs = Box<[GraphRun<AppState>]>([])
@@ -71,7 +73,7 @@ extension GraphStories {
                 lock.unlock()
             }
             for run in runs.value! {
-                let report = await run.wait()
+                let report = try await withDeadline { await run.wait() }
                 #expect(report.count(of: .succeeded) == 41)
             }
             #expect(store.state.total == 64 * 21)
@@ -98,10 +100,10 @@ extension GraphStories {
         }
 
         @Test("a 100,000-node sync chain is built, run and released")
-        func hundredThousandNodeChain() async {
+        func hundredThousandNodeChain() async throws {
             let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
             var run: GraphRun<AppState>? = await onThread { store.dispatch(Self.chain(100_000)) }
-            let report = await run!.wait()
+            let report = try await withDeadline(60, "the 100,000-node chain") { [run] in await run!.wait() }
             #expect(report.count(of: .succeeded) == 100_000)
             #expect(report[99_999].prerequisites == [99_998])
             #expect(store.state.total == 100_000)
@@ -109,7 +111,7 @@ extension GraphStories {
         }
 
         @Test("a failure at the head of a 100,000-node chain skips the rest; cancelling another cancels the rest")
-        func hundredThousandNodeChainFailsAndCancels() async {
+        func hundredThousandNodeChainFailsAndCancels() async throws {
             let probe = Probe()
             let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
 
@@ -119,7 +121,7 @@ extension GraphStories {
                 for _ in 1..<100_000 { previous = failing.send(Add(1), after: previous) }
                 return store.dispatch(failing)
             }
-            let failed = await failingRun.wait()
+            let failed = try await withDeadline(60, "the failing 100,000-node chain") { await failingRun.wait() }
             #expect(failed.count(of: .skipped) == 99_999)
 
             let run = await onThread {
@@ -130,7 +132,7 @@ extension GraphStories {
                 run.cancel()
                 return run
             }
-            let cancelled = await run.wait()
+            let cancelled = try await withDeadline(60, "the cancelled 100,000-node chain") { await run.wait() }
             #expect(cancelled.count(of: .cancelled) == 100_000)
             #expect(store.state.total == 0)
         }
@@ -138,7 +140,7 @@ extension GraphStories {
         @Test(
             "a graph built after reserveCapacity is the same graph, whenever the room is reserved and whatever the mix of nodes"
         )
-        func reservingRoomChangesNothingButAllocation() async {
+        func reservingRoomChangesNothingButAllocation() async throws {
             func build(reserving: (nodes: Int, prerequisites: Int)?, reserveAfter: Int) -> Graph {
                 var graph = Graph()
                 var previous: Node<Void>? = nil
@@ -166,10 +168,10 @@ extension GraphStories {
                 build(reserving: (-5, -1), reserveAfter: 2),  // nothing: not an error
             ]
             let store = Store(initialState: AppState(), reducer: reducer)
-            let expected = await store.dispatch(plain).wait()
+            let expected = try await withDeadline { await store.dispatch(plain).wait() }
             for graph in variants {
                 #expect(graph.count == plain.count)
-                let report = await store.dispatch(graph).wait()
+                let report = try await withDeadline { await store.dispatch(graph).wait() }
                 #expect(report.map(\.label) == expected.map(\.label))
                 #expect(report.map(\.prerequisites) == expected.map(\.prerequisites))
                 #expect(report.count(of: .succeeded) == plain.count)
@@ -187,11 +189,11 @@ extension GraphStories {
         @Test(
             "a 1,000,000-node sync chain is built, run and released (ORESREDUX_LARGE=1)",
             .enabled(if: Size.largeEnabled, "set ORESREDUX_LARGE=1 to run"))
-        func millionNodeChain() async {
+        func millionNodeChain() async throws {
             let store = Store(initialState: AppState(), reducer: .on(Add.self) { $0.total += $1.amount })
             var graph: Graph? = Self.chain(1_000_000)
             var run: GraphRun<AppState>? = store.dispatch(graph!)
-            let report = await run!.wait()
+            let report = try await withDeadline(300, "the 1,000,000-node chain") { [run] in await run!.wait() }
             #expect(report.count(of: .succeeded) == 1_000_000)
             #expect(store.state.total == 1_000_000)
             run = nil

@@ -21,7 +21,7 @@ extension GraphStories {
         }
 
         @Test("300 sync nodes ready together reach the reducer in insertion order, with or without observers")
-        func batchesKeepInsertionOrder() async {
+        func batchesKeepInsertionOrder() async throws {
             let width = 300
             let plain = Store(initialState: AppState(), reducer: reducer)
             let watched = Store(initialState: AppState(), reducer: reducer)
@@ -31,7 +31,7 @@ extension GraphStories {
             let withMiddleware = makeStore(probe: probe)
 
             for store in [plain, watched, withMiddleware] {
-                let report = await store.dispatch(Self.fan(width: width)).wait()
+                let report = try await withDeadline { await store.dispatch(Self.fan(width: width)).wait() }
                 #expect(report.count(of: .succeeded) == width + 2)
                 #expect(store.state.applied == Self.expectedOrder(width: width))
                 #expect(store.state.total == (0..<width).reduce(0, +))
@@ -42,7 +42,7 @@ extension GraphStories {
 
         @Test(
             "sync actions known at build time and sync actions built from responses keep insertion order in one batch")
-        func builtAndKnownActionsShareTheBatchInOrder() async {
+        func builtAndKnownActionsShareTheBatchInOrder() async throws {
             // The store keeps the two kinds of sync node in different places; the order they reach
             // the reducer in must not show it.
             let probe = Probe()
@@ -59,7 +59,7 @@ extension GraphStories {
                 }
             }
             for store in [Store(initialState: AppState(), reducer: reducer), makeStore(probe: probe)] {
-                let report = await store.dispatch(graph).wait()
+                let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
                 #expect(report.count(of: .succeeded) == 201)
                 #expect(store.state.applied == expected)
                 #expect(report.dropFirst().allSatisfy { $0.kind == .sync })
@@ -69,10 +69,10 @@ extension GraphStories {
         }
 
         @Test("every sync node of a batch reports a start and an end that bound its application, in order")
-        func batchTimesBoundEachNode() async {
+        func batchTimesBoundEachNode() async throws {
             let width = 300
             let store = Store(initialState: AppState(), reducer: reducer)
-            let report = await store.dispatch(Self.fan(width: width)).wait()
+            let report = try await withDeadline { await store.dispatch(Self.fan(width: width)).wait() }
             var previousStart = Duration.zero
             for entry in report {
                 guard let start = entry.start, let end = entry.end else {
@@ -87,18 +87,18 @@ extension GraphStories {
         }
 
         @Test("a dispatch from a subscriber goes before the run's next ready node")
-        func subscriberDispatchIsNotOvertakenByTheBatch() async {
+        func subscriberDispatchIsNotOvertakenByTheBatch() async throws {
             let store = Store(initialState: AppState(), reducer: reducer)
             let subscription = store.subscribe { state in
                 if state.applied.last == "Add(0)" { store.dispatch(Note("from subscriber")) }
             }
-            await store.dispatch(Self.fan(width: 3)).wait()
+            _ = try await withDeadline { await store.dispatch(Self.fan(width: 3)).wait() }
             #expect(store.state.applied == ["root", "Add(0)", "from subscriber", "Add(1)", "Add(2)", "sink"])
             subscription.cancel()
         }
 
         @Test("cancelling while the second node of an async chain runs cancels that node's task")
-        func cancelReachesAChainedNodeOnItsPredecessorsTask() async {
+        func cancelReachesAChainedNodeOnItsPredecessorsTask() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -106,12 +106,12 @@ extension GraphStories {
             let second = graph.run(hanging("Second", probe), after: first)
             let third = graph.run(call("Third", probe, answering: 3), after: second)
             let run = store.dispatch(graph)
-            await probe.waitFor("start Second")
+            try await withDeadline(10, "start Second") { await probe.waitFor("start Second") }
 
             run.cancel()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
-            await probe.waitFor("cancelled Second")
+            try await withDeadline(10, "cancelled Second") { await probe.waitFor("cancelled Second") }
             #expect(report[first].outcome == .succeeded)
             #expect(report[second].outcome == .cancelled)
             #expect(report[third].outcome == .cancelled)
@@ -127,14 +127,14 @@ extension GraphStories {
                 let logIn = graph.run(call("LogIn", probe, answering: 5))
                 graph.send(after: logIn) { value in Add(value) }
                 let run = store.dispatch(graph)
-                _ = try await run.value(of: logIn)
+                _ = try await withDeadline(10, "the value of logIn") { try await run.value(of: logIn) }
                 #expect(store.state.total == 5)
                 run.cancel()
             }
         }
 
         @Test("a node released by an async node that was cancelled meanwhile never starts")
-        func noChainedStartAfterCancel() async {
+        func noChainedStartAfterCancel() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let gate = Latch()
@@ -142,12 +142,12 @@ extension GraphStories {
             let first = graph.run(Call(name: "First", probe: probe, gate: gate, ignoresCancellation: true) { _ in 1 })
             let second = graph.run(call("Second", probe, answering: 2), after: first)
             let run = store.dispatch(graph)
-            await probe.waitFor("start First")
+            try await withDeadline(10, "start First") { await probe.waitFor("start First") }
 
             run.cancel()
             gate.open()
-            await probe.waitFor("end First")
-            let report = await run.wait()
+            try await withDeadline(10, "end First") { await probe.waitFor("end First") }
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[first].outcome == .cancelled)
             #expect(report[second].outcome == .cancelled)
@@ -180,7 +180,10 @@ extension GraphStories {
 
             #expect(report.count(of: .succeeded) == width + 2)
             #expect(report[sink].outcome == .succeeded)
-            for (index, node) in middle.enumerated() { #expect(await run.outcome(of: node).value == index) }
+            for (index, node) in middle.enumerated() {
+                #expect(
+                    try await withDeadline(10, "the outcome of node") { await run.outcome(of: node) }.value == index)
+            }
         }
     }
 }

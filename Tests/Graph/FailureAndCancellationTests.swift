@@ -22,9 +22,10 @@ extension GraphStories {
             let banner = graph.send(after: news) { news in ShowBanner(text: news) }
 
             let run = store.dispatch(graph)
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
-            let logInError = try #require(await run.outcome(of: token).error as? Failure)
+            let logInError = try #require(
+                try await withDeadline(10, "the outcome of token") { await run.outcome(of: token) }.error as? Failure)
             #expect(logInError == Failure("LogIn"))
             for node in [profile.index, feed.index, home.index, afterHome.index] {
                 #expect(report[node].outcome == .skipped, "node #\(node)")
@@ -33,7 +34,9 @@ extension GraphStories {
             #expect(probe.count("start FetchProfile") == 0)
             #expect(probe.count("start FetchFeed") == 0)
             #expect(probe.count("mw ShowHome") == 0)
-            #expect(await run.outcome(of: banner).kind == .succeeded)
+            #expect(
+                try await withDeadline(10, "the outcome of banner") { await run.outcome(of: banner) }.kind == .succeeded
+            )
             #expect(store.state.applied == ["ShowBanner(maintenance tonight)"])
             #expect(store.state.banner == "maintenance tonight")
             #expect(report.count(of: .failed) == 1)
@@ -42,7 +45,7 @@ extension GraphStories {
         }
 
         @Test("value(of:) throws the node's own error for a failed node and GraphError.skipped for a skipped one")
-        func valueOfThrowsTheReason() async {
+        func valueOfThrowsTheReason() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -50,12 +53,16 @@ extension GraphStories {
             let profile = graph.run(after: token) { token in call("FetchProfile", probe, answering: token) }
             let run = store.dispatch(graph)
 
-            await #expect(throws: Failure("LogIn")) { try await run.value(of: token) }
-            await #expect(throws: GraphError.skipped) { try await run.value(of: profile) }
+            await #expect(throws: Failure("LogIn")) {
+                try await withDeadline(10, "the value of token") { try await run.value(of: token) }
+            }
+            await #expect(throws: GraphError.skipped) {
+                try await withDeadline(10, "the value of profile") { try await run.value(of: profile) }
+            }
         }
 
         @Test("in a diamond, one failing side skips the join; the other side still succeeds")
-        func diamondWithOneFailingSide() async {
+        func diamondWithOneFailingSide() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -65,7 +72,7 @@ extension GraphStories {
             let join = graph.send(after: left, right) { left, right in Add(left + right) }
             let after = graph.send(Note("after join"), after: join)
             let run = store.dispatch(graph)
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[start].outcome == .succeeded)
             #expect(report[left].outcome == .failed)
@@ -76,7 +83,7 @@ extension GraphStories {
         }
 
         @Test("a failure at the top of a diamond skips all four levels below it")
-        func diamondUnderAFailureIsSkippedEntirely() async {
+        func diamondUnderAFailureIsSkippedEntirely() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -85,7 +92,7 @@ extension GraphStories {
             let right = graph.send(Note("right"), after: top)
             let bottom = graph.send(after: left, right) { left, _ in Add(left) }
             let tail = graph.run(call("Tail", probe, answering: 0), after: bottom)
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report.map(\.outcome) == [.failed, .skipped, .skipped, .skipped, .skipped])
             #expect(report[tail].attempts == 0)
@@ -102,7 +109,7 @@ extension GraphStories {
             graph.setFallback(for: feed) { error in ShowBanner(text: "could not load: \(error)") }
             graph.send(after: feed) { feed in Note("\(feed.count) posts") }
             let run = store.dispatch(graph)
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(store.state.banner == "could not load: Failure(FetchFeed)")
             #expect(probe.count("mw ShowBanner(could not load: Failure(FetchFeed))") == 1)
@@ -111,7 +118,7 @@ extension GraphStories {
         }
 
         @Test("the fallback is sent once, after the last retry, with the last attempt's error")
-        func fallbackWaitsForTheLastRetry() async {
+        func fallbackWaitsForTheLastRetry() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -121,7 +128,7 @@ extension GraphStories {
                 })
             graph.setRetry(.retry(2), for: feed)
             graph.setFallback(for: feed) { error in ShowBanner(text: "\(error)") }
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(probe.count("start FetchFeed") == 3)
             #expect(report[feed].attempts == 3)
@@ -132,7 +139,7 @@ extension GraphStories {
         }
 
         @Test("a skipped node's fallback is not sent")
-        func fallbackIsNotSentForASkippedNode() async {
+        func fallbackIsNotSentForASkippedNode() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -140,25 +147,25 @@ extension GraphStories {
             let profile = graph.run(after: token) { token in call("FetchProfile", probe, answering: token) }
             graph.setFallback(for: profile) { _ in ShowBanner(text: "could not load profile") }
             graph.setFallback(for: token) { _ in ShowBanner(text: "could not log in") }
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report[profile].outcome == .skipped)
             #expect(store.state.applied == ["ShowBanner(could not log in)"])
         }
 
         @Test("a cancelled node's fallback is not sent, even when its action throws on cancellation")
-        func fallbackIsNotSentForACancelledNode() async {
+        func fallbackIsNotSentForACancelledNode() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
             let feed = graph.run(call("FetchFeed", probe, answering: 1, gate: Latch()))
             graph.setFallback(for: feed) { _ in ShowBanner(text: "could not load") }
             let run = store.dispatch(graph)
-            await probe.waitFor("start FetchFeed")
+            try await withDeadline(10, "start FetchFeed") { await probe.waitFor("start FetchFeed") }
 
             run.cancel()
-            let report = await run.wait()
-            await probe.waitFor("cancelled FetchFeed")
+            let report = try await withDeadline { await run.wait() }
+            try await withDeadline(10, "cancelled FetchFeed") { await probe.waitFor("cancelled FetchFeed") }
             for _ in 0..<100 { await Task.yield() }  // let the CancellationError travel back
 
             #expect(report[feed].outcome == .cancelled)
@@ -166,12 +173,12 @@ extension GraphStories {
         }
 
         @Test("wait() returns when every node failed")
-        func waitReturnsWhenEverythingFails() async {
+        func waitReturnsWhenEverythingFails() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
             for index in 0..<20 { graph.run(failing("Request\(index)", probe)) }
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report.count(of: .failed) == 20)
         }
@@ -190,20 +197,23 @@ extension GraphStories {
             let show = graph.send(after: feed) { feed in Note("show \(feed.count) posts") }
             let hide = graph.send(Note("hide spinner"), after: show)
             let run = store.dispatch(graph)
-            await probe.waitFor("start FetchFeed")
+            try await withDeadline(10, "start FetchFeed") { await probe.waitFor("start FetchFeed") }
 
             run.cancel()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
-            await probe.waitFor("cancelled FetchFeed")
+            try await withDeadline(10, "cancelled FetchFeed") { await probe.waitFor("cancelled FetchFeed") }
             #expect(report[open].outcome == .succeeded)
             #expect(report[feed].outcome == .cancelled)
             #expect(report[show].outcome == .cancelled)
             #expect(report[hide].outcome == .cancelled)
             #expect(report[show].start == nil)
             #expect(store.state.applied == ["show spinner"])
-            await #expect(throws: CancellationError.self) { try await run.value(of: feed) }
-            #expect(await run.outcome(of: hide).kind == .cancelled)
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the value of feed") { try await run.value(of: feed) }
+            }
+            #expect(
+                try await withDeadline(10, "the outcome of hide") { await run.outcome(of: hide) }.kind == .cancelled)
         }
 
         @Test("cancel returns at once even when the action in flight ignores cancellation; its late answer is dropped")
@@ -216,10 +226,11 @@ extension GraphStories {
                 Call(name: "Stubborn", probe: probe, gate: gate, ignoresCancellation: true) { _ in 7 })
             let dependent = graph.send(after: stubborn) { value in Add(value) }
             let run = store.dispatch(graph)
-            await probe.waitFor("start Stubborn")
+            try await withDeadline(10, "start Stubborn") { await probe.waitFor("start Stubborn") }
 
             run.cancel()
-            let report = await run.wait()  // returns although Stubborn still waits for its gate
+            // Returns although Stubborn still waits for its gate
+            let report = try await withDeadline { await run.wait() }
 
             // Stubborn sees its cancellation on its own task, which may get there after the report.
             try await withDeadline(10, "Stubborn to see its cancellation") { await probe.waitFor("cancelled Stubborn") }
@@ -230,10 +241,14 @@ extension GraphStories {
 
             // The stubborn action answers late: nothing changes.
             gate.open()
-            await probe.waitFor("end Stubborn")
+            try await withDeadline(10, "end Stubborn") { await probe.waitFor("end Stubborn") }
             for _ in 0..<100 { await Task.yield() }
-            #expect(await run.outcome(of: stubborn).kind == .cancelled)
-            #expect(await run.outcome(of: dependent).kind == .cancelled)
+            #expect(
+                try await withDeadline(10, "the outcome of stubborn") { await run.outcome(of: stubborn) }.kind
+                    == .cancelled)
+            #expect(
+                try await withDeadline(10, "the outcome of dependent") { await run.outcome(of: dependent) }.kind
+                    == .cancelled)
             #expect(store.state.total == 0)
             #expect(probe.count("mw Add(7)") == 0)
         }
@@ -248,17 +263,17 @@ extension GraphStories {
             graph.setFallback(for: failed) { _ in Note("broken fallback") }
             graph.send(after: count) { count in Add(count) }
             let run = store.dispatch(graph)
-            let before = await run.wait()
+            let before = try await withDeadline { await run.wait() }
             let stateBefore = store.state
 
             run.cancel()
             run.cancel()
 
-            let after = await run.wait()
+            let after = try await withDeadline { await run.wait() }
             #expect(after.map(\.outcome) == before.map(\.outcome))
             #expect(after.count(of: .cancelled) == 0)
             #expect(store.state == stateBefore)
-            #expect(try await run.value(of: count) == 3)
+            #expect(try await withDeadline(10, "the value of count") { try await run.value(of: count) } == 3)
             #expect(probe.count("mw broken fallback") == 1)
 
             // Twice while running:
@@ -266,10 +281,10 @@ extension GraphStories {
             let wait = slow.run(call("Slow", probe, answering: 1, gate: Latch()))
             let next = slow.send(Note("next"), after: wait)
             let running = store.dispatch(slow)
-            await probe.waitFor("start Slow")
+            try await withDeadline(10, "start Slow") { await probe.waitFor("start Slow") }
             running.cancel()
             running.cancel()
-            let report = await running.wait()
+            let report = try await withDeadline(10, "the running run") { await running.wait() }
             #expect(report[wait].outcome == .cancelled)
             #expect(report[next].outcome == .cancelled)
             // The call sees its cancellation on its own task, which may get there after the report
@@ -279,7 +294,7 @@ extension GraphStories {
         }
 
         @Test("a run cancelled right after dispatch keeps its applied roots and cancels the rest")
-        func cancelRightAfterDispatch() async {
+        func cancelRightAfterDispatch() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -288,7 +303,7 @@ extension GraphStories {
             let later = graph.send(Note("later"), after: fetch)
             let run = store.dispatch(graph)
             run.cancel()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[root].outcome == .succeeded)
             #expect(report[fetch].outcome == .cancelled)
@@ -370,7 +385,7 @@ extension GraphStories {
             let run = store.dispatch(graph)
             runBox.value = run
             gate.open()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[load].outcome == .succeeded)
             #expect(report[save].outcome == .succeeded)
@@ -379,21 +394,21 @@ extension GraphStories {
         }
 
         @Test("releasing the store cancels its runs in flight, and wait() returns")
-        func releasingTheStoreCancelsRuns() async {
+        func releasingTheStoreCancelsRuns() async throws {
             let probe = Probe()
             var store: Store<AppState>? = makeStore(probe: probe)
             var graph = Graph()
             let fetch = graph.run(call("Fetch", probe, answering: 1, gate: Latch()))
             let show = graph.send(Note("show"), after: fetch)
             let run = store!.dispatch(graph)
-            await probe.waitFor("start Fetch")
+            try await withDeadline(10, "start Fetch") { await probe.waitFor("start Fetch") }
 
             store = nil
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[fetch].outcome == .cancelled)
             #expect(report[show].outcome == .cancelled)
-            await probe.waitFor("cancelled Fetch")
+            try await withDeadline(10, "cancelled Fetch") { await probe.waitFor("cancelled Fetch") }
         }
 
         @Test("a graph dispatched through the context of a released store ends at once, cancelled")
@@ -408,7 +423,10 @@ extension GraphStories {
                 }
             }
             var store: Store<AppState>? = makeStore(probe: probe)
-            _ = try await store!.dispatch(KeepContext(box: contextBox)).value
+            do {
+                let kept = store!.dispatch(KeepContext(box: contextBox))
+                _ = try await withDeadline(10, "KeepContext") { try await kept.value }
+            }
             store = nil
             let context = try #require(contextBox.value)
             #expect(context.isStoreReleased)
@@ -416,7 +434,9 @@ extension GraphStories {
             var graph = Graph()
             let fetch = graph.run(call("Fetch", probe, answering: 1))
             graph.send(Note("show"), after: fetch)
-            let report = await context.dispatch(graph).wait()
+            let report = try await withDeadline(10, "the run of a released store") { [graph] in
+                await context.dispatch(graph).wait()
+            }
 
             #expect(report.count(of: .cancelled) == 2)
             #expect(probe.count("start Fetch") == 0)

@@ -101,8 +101,12 @@ struct JoinRulesTests {
             }
             let outcome = try await withDeadline(10, "the run, round \(round)") { await run.outcome(of: node) }
             #expect(outcome.isCancelled, "round \(round): \(outcome)")
-            await #expect(throws: CancellationError.self) { try await first.value }
-            await #expect(throws: CancellationError.self) { try await second.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the first dispatch") { try await first.value }
+            }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the second dispatch") { try await second.value }
+            }
             // Every call started for the key saw its cancellation: none is left running. (There may be
             // two: a node that joins only after the dispatches withdrew starts a fresh call, which
             // the guide allows.)

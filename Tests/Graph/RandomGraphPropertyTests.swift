@@ -303,22 +303,22 @@ extension GraphStories {
                 run.cancel()
             case .afterNode(let node):
                 switch built[node] {
-                case .void(let n): _ = await run.outcome(of: n)
-                case .int(let n): _ = await run.outcome(of: n)
+                case .void(let n): _ = try await withDeadline(10, "the outcome of n") { await run.outcome(of: n) }
+                case .int(let n): _ = try await withDeadline(10, "the outcome of n") { await run.outcome(of: n) }
                 }
                 beforeCancel = run.report
                 cancelFlag.value = true
                 run.cancel()
             }
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
             done.value = true
             // Wake the driver with a sleeper of our own (a long delay node), so that it sees `done`.
             var pokeGraph = PropGraph()
             pokeGraph.delay(.seconds(1_000_000_000))
             let poke = store.dispatch(pokeGraph)
-            await driver.value
+            try await withDeadline(10, "the driver") { await driver.value }
             poke.cancel()
-            _ = await poke.wait()
+            _ = try await withDeadline(10, "the poke run") { await poke.wait() }
 
             // Check.
             let wasCancelled = cancelFlag.value == true
@@ -373,7 +373,9 @@ extension GraphStories {
                     #expect(starts == 1, "succeeded without running: \(here)")
                     #expect(kind == .sync || kind == .answers, "succeeded: \(here)")
                     if case .int(let n) = built[node] {
-                        #expect(try await run.value(of: n) == plan.response(of: node), "wrong response: \(here)")
+                        #expect(
+                            try await withDeadline(10, "the value of n") { try await run.value(of: n) }
+                                == plan.response(of: node), "wrong response: \(here)")
                     }
                 case .failed:
                     let error = entry.error

@@ -24,7 +24,7 @@ extension GraphStories {
             let run = store.dispatch(graph)
 
             // Logging in: nothing that needs the token has started.
-            await probe.waitFor("start LogIn")
+            try await withDeadline(10, "start LogIn") { await probe.waitFor("start LogIn") }
             #expect(run.report[profile].start == nil)
             #expect(run.report[feed].start == nil)
             #expect(probe.count("start FetchProfile") == 0)
@@ -32,19 +32,21 @@ extension GraphStories {
 
             // The token arrives: profile and feed run side by side (both started, both still gated).
             logInGate.open()
-            await probe.waitFor("start FetchProfile")
-            await probe.waitFor("start FetchFeed")
+            try await withDeadline(10, "start FetchProfile") { await probe.waitFor("start FetchProfile") }
+            try await withDeadline(10, "start FetchFeed") { await probe.waitFor("start FetchFeed") }
             #expect(run.report[home].start == nil)
 
             // The profile arrives, the feed does not yet: the home screen still waits.
             profileGate.open()
-            #expect(try await run.value(of: profile) == Profile(name: "Ada (token-ada)"))
+            #expect(
+                try await withDeadline(10, "the value of profile") { try await run.value(of: profile) }
+                    == Profile(name: "Ada (token-ada)"))
             #expect(run.report[home].start == nil)
             #expect(store.state.applied.isEmpty)
 
             // The feed arrives: one home update with both.
             feedGate.open()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
             #expect(report.count(of: .succeeded) == 4)
             #expect(store.state.profile == Profile(name: "Ada (token-ada)"))
             #expect(store.state.feed == [Post(title: "hello (token-ada)")])
@@ -74,11 +76,11 @@ extension GraphStories {
             // Pages arrive in reverse; after each but the last, the merge has not started.
             for page in (1..<10).reversed() {
                 gates[page].open()
-                _ = try await run.value(of: pages[page])
+                _ = try await withDeadline(10, "the value of pages[page]") { try await run.value(of: pages[page]) }
                 #expect(run.report[merge].start == nil, "merge started with page \(page - 1) still loading")
             }
             gates[0].open()
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
             #expect(store.state.applied == ["merge pages"])
             #expect(probe.count("mw merge pages") == 1)
@@ -100,10 +102,10 @@ extension GraphStories {
             // A root sync node is applied before dispatch returns.
             #expect(store.state.applied == ["open screen"])
             right.open()
-            _ = try await run.value(of: feed)
+            _ = try await withDeadline(10, "the value of feed") { try await run.value(of: feed) }
             #expect(store.state.applied == ["open screen"])
             left.open()
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
             #expect(store.state.applied == ["open screen", "render"])
             #expect(probe.count("mw open screen") == 1)
@@ -121,7 +123,7 @@ extension GraphStories {
             for slot in 0..<10 {
                 graph.send(after: total) { total in Add(total + slot) }
             }
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report.count(of: .succeeded) == 11)
             #expect(probe.count("start FetchTotal") == 1)
@@ -131,7 +133,7 @@ extension GraphStories {
         }
 
         @Test("a graph is a value: dispatched twice, it runs twice, each node once per run")
-        func graphDispatchedTwiceRunsTwice() async {
+        func graphDispatchedTwiceRunsTwice() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -140,8 +142,8 @@ extension GraphStories {
 
             let first = store.dispatch(graph)
             let second = store.dispatch(graph)
-            _ = await first.wait()
-            _ = await second.wait()
+            _ = try await withDeadline(10, "the first dispatch") { await first.wait() }
+            _ = try await withDeadline(10, "the second dispatch") { await second.wait() }
 
             #expect(probe.count("start Count") == 2)
             #expect(probe.count("mw Add(5)") == 2)
@@ -167,14 +169,14 @@ extension GraphStories {
             }
             graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
             let run = store.dispatch(graph)
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
             #expect(probe.count("start FetchProfile(t-42, 42)") == 1)
             #expect(probe.count("start FetchFeed(t-42)") == 1)
             #expect(store.state.profile == Profile(name: "user 42"))
             #expect(store.state.feed == [Post(title: "a"), Post(title: "b")])
-            let typedToken: String = try await run.value(of: token)
-            let typedFeed: [Post] = try await run.value(of: feed)
+            let typedToken: String = try await withDeadline(10, "the value of token") { try await run.value(of: token) }
+            let typedFeed: [Post] = try await withDeadline(10, "the value of feed") { try await run.value(of: feed) }
             #expect(typedToken == "t-42")
             #expect(typedFeed.map(\.title) == ["a", "b"])
         }
@@ -192,11 +194,13 @@ extension GraphStories {
             }
             let reread = graph.run(after: saved) { (_: Void) in call("Reread", probe, answering: true) }
             let run = store.dispatch(graph)
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
-            try await run.value(of: saved)  // Void: returns, no value to read
-            #expect(await run.outcome(of: saved).kind == .succeeded)
-            #expect(try await run.value(of: reread))
+            // Void: returns, no value to read
+            try await withDeadline(10, "the value of saved") { try await run.value(of: saved) }
+            #expect(
+                try await withDeadline(10, "the outcome of saved") { await run.outcome(of: saved) }.kind == .succeeded)
+            #expect(try await withDeadline(10, "the value of reread") { try await run.value(of: reread) })
             #expect(store.state.applied == ["save draft", "3 drafts saved"])
         }
 
@@ -218,7 +222,7 @@ extension GraphStories {
                 Note("\(label) \(echoed) after \(state.applied.count) note")
             }
             let run = store.dispatch(graph)
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
             #expect(probe.count("start Echo drafts 3") == 1)
             #expect(store.state.applied == ["drafts 3 drafts", "drafts 3 after 1 note"])
@@ -233,14 +237,14 @@ extension GraphStories {
             let hello = graph.run { call("Hello", probe, answering: "hello") }
             graph.send(after: hello) { hello in Note(hello + ", world") }
             let run = store.dispatch(graph)
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
             #expect(store.state.applied == ["built at once", "hello, world"])
-            #expect(try await run.value(of: hello) == "hello")
+            #expect(try await withDeadline(10, "the value of hello") { try await run.value(of: hello) } == "hello")
         }
 
         @Test("a make closure is called once per run, when its node starts")
-        func makeIsCalledOncePerRun() async {
+        func makeIsCalledOncePerRun() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -255,7 +259,7 @@ extension GraphStories {
             }
             #expect(probe.count("make send") == 0, "make ran while the graph was being built")
 
-            _ = await store.dispatch(graph).wait()
+            _ = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(probe.count("make send") == 1)
             #expect(probe.count("make run") == 1)
@@ -266,12 +270,12 @@ extension GraphStories {
     @Suite("Deterministic order")
     struct DeterministicOrder {
         @Test("fifty root sync nodes reach the reducer in the order they were added")
-        func rootsInInsertionOrder() async {
+        func rootsInInsertionOrder() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
             for step in 0..<50 { graph.send(Note("step \(step)")) }
-            _ = await store.dispatch(graph).wait()
+            _ = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             let expected = (0..<50).map { "step \($0)" }
             #expect(store.state.applied == expected)
@@ -279,7 +283,7 @@ extension GraphStories {
         }
 
         @Test("the sync dependents of one async node reach the reducer in insertion order")
-        func dependentsOfOneAsyncNodeInInsertionOrder() async {
+        func dependentsOfOneAsyncNodeInInsertionOrder() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             let gate = Latch()
@@ -296,12 +300,12 @@ extension GraphStories {
             #expect(store.state.applied == (0..<10).map { "placeholder \($0 * 3)" })
 
             gate.open()
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
             #expect(Array(store.state.applied.dropFirst(10)) == expected)
         }
 
         @Test("a sync node's sync dependents follow it in insertion order")
-        func syncFanOutInInsertionOrder() async {
+        func syncFanOutInInsertionOrder() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -309,7 +313,7 @@ extension GraphStories {
             graph.send(Note("title"), after: open)
             graph.send(Note("body"), after: open)
             graph.send(Note("footer"), after: open)
-            _ = await store.dispatch(graph).wait()
+            _ = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(store.state.applied == ["open", "title", "body", "footer"])
         }
@@ -328,9 +332,10 @@ extension GraphStories {
             let run = store.dispatch(graph)
             for page in [2, 0, 1] {
                 gates[page].open()
-                try await run.value(of: shows[page])
+                try await withDeadline(10, "the value of shows[page]") { [shows] in try await run.value(of: shows[page])
+                }
             }
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
 
             #expect(store.state.applied == ["show page 2", "show page 0", "show page 1"])
         }

@@ -23,10 +23,11 @@ extension GraphStories {
             #expect(run.report[feed].outcome == nil)
 
             await clock.advance(by: .seconds(1))
-            let outcome = await run.outcome(of: feed)
+            let outcome = try await withDeadline(10, "the outcome of feed") { await run.outcome(of: feed) }
             #expect(outcome.error as? GraphError == .timedOut(after: .seconds(30)))
-            await probe.waitFor("cancelled FetchFeed")  // the attempt itself was cancelled
-            let report = await run.wait()
+            // The attempt itself was cancelled
+            try await withDeadline(10, "cancelled FetchFeed") { await probe.waitFor("cancelled FetchFeed") }
+            let report = try await withDeadline { await run.wait() }
             #expect(report[show].outcome == .skipped)
             #expect(report[feed].attempts == 1)
             #expect(store.state.applied.isEmpty)
@@ -45,7 +46,7 @@ extension GraphStories {
 
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(30))
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(30)))
             #expect(probe.count("end Stubborn") == 0)
@@ -116,8 +117,11 @@ extension GraphStories {
             #expect(clock.sleeperCount == 1, "the retry came before its 1 s back-off")
             await clock.advance(by: .milliseconds(1))
 
-            let report = await run.wait()
-            #expect(try await run.value(of: feed) == [Post(title: "fresh")])
+            let report = try await withDeadline { await run.wait() }
+            #expect(
+                try await withDeadline(10, "the value of feed") { try await run.value(of: feed) } == [
+                    Post(title: "fresh")
+                ])
             #expect(probe.count("start FetchFeed") == 2)
             #expect(report[feed].attempts == 2)
             #expect(report[feed].outcome == .succeeded)
@@ -142,7 +146,7 @@ extension GraphStories {
                 #expect(clock.sleeperCount == 1, "retry \(attempt) came before its \(backoff) back-off")
                 await clock.advance(by: .nanoseconds(1))
             }
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[feed].attempts == 4)
             #expect(report[feed].error as? Failure == Failure("attempt 4"))
@@ -150,7 +154,7 @@ extension GraphStories {
         }
 
         @Test("a 401 is not worth a retry: shouldRetry returning false stops at once")
-        func shouldRetryFalseStopsRetrying() async {
+        func shouldRetryFalseStopsRetrying() async throws {
             let probe = Probe()
             let store = makeStore(probe: probe)
             var graph = Graph()
@@ -159,7 +163,7 @@ extension GraphStories {
                     throw Failure(attempt == 1 ? "offline" : "unauthorized")
                 })
             graph.setRetry(.retry(5, when: { ($0 as? Failure)?.reason != "unauthorized" }), for: profile)
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(probe.count("start FetchProfile") == 2)
             #expect(report[profile].attempts == 2)
@@ -182,7 +186,7 @@ extension GraphStories {
 
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(10))
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             // Attempt 1 sees its cancellation on its own task, which may get there after the report.
             try await withDeadline(10, "attempt 1 to see its cancellation") {
@@ -191,7 +195,7 @@ extension GraphStories {
             #expect(probe.count("cancelled FetchFeed") == 1)  // attempt 1 was cancelled at its deadline
             #expect(probe.count("start FetchFeed") == 2)
             #expect(report[feed].attempts == 2)
-            #expect(try await run.value(of: feed) == "attempt 2")
+            #expect(try await withDeadline(10, "the value of feed") { try await run.value(of: feed) } == "attempt 2")
         }
 
         @Test("when every attempt times out, the node fails with timedOut after its last attempt")
@@ -207,11 +211,11 @@ extension GraphStories {
             let run = store.dispatch(graph)
 
             for attempt in 1...3 {
-                await probe.waitFor("start FetchFeed", count: attempt)
+                try await withDeadline(10, "start FetchFeed") { await probe.waitFor("start FetchFeed", count: attempt) }
                 try await clock.waitForSleepers(1)
                 await clock.advance(by: .seconds(10))
             }
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[feed].attempts == 3)
             #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(10)))
@@ -231,7 +235,7 @@ extension GraphStories {
             try await clock.waitForSleepers(1)
 
             run.cancel()
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[feed].outcome == .cancelled)
             #expect(clock.sleeperCount == 0, "the back-off kept sleeping after cancel")
@@ -256,7 +260,9 @@ extension GraphStories {
             graph.setRetry(.retry(2), for: profile)
             let run = store.dispatch(graph)
 
-            #expect(try await run.value(of: profile) == "profile for t")
+            #expect(
+                try await withDeadline(10, "the value of profile") { try await run.value(of: profile) }
+                    == "profile for t")
             #expect(probe.count("make FetchProfile") == 1)
             #expect(probe.count("start FetchProfile") == 3)
         }
@@ -274,7 +280,7 @@ extension GraphStories {
             let run = store.dispatch(graph)
 
             // The delay does not start before the first poll answered.
-            await probe.waitFor("start Poll")
+            try await withDeadline(10, "start Poll") { await probe.waitFor("start Poll") }
             #expect(clock.sleeperCount == 0)
             #expect(run.report[pause].start == nil)
             gate.open()
@@ -284,7 +290,7 @@ extension GraphStories {
             #expect(clock.sleeperCount == 1, "the delay ended before 5 s")
             #expect(run.report[again].start == nil)
             await clock.advance(by: .seconds(1))
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(store.state.applied == ["poll again"])
             #expect(report[pause].kind == .delay)
@@ -305,21 +311,21 @@ extension GraphStories {
 
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(3))
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[token].error as? GraphError == .timedOut(after: .seconds(3)))
             gate.open()
         }
 
         @Test("a timeout on a sync node is ignored: it never waits on the clock")
-        func timeoutOnSyncNodeIsIgnored() async {
+        func timeoutOnSyncNodeIsIgnored() async throws {
             let probe = Probe()
             let clock = VirtualClock()
             let store = makeStore(probe: probe, clock: clock)
             var graph = Graph()
             let note = graph.send(Note("instant"))
             graph.setTimeout(.seconds(1), for: note)
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
 
             #expect(report[note].outcome == .succeeded)
             #expect(clock.sleeperCount == 0)

@@ -26,7 +26,7 @@ extension GuideApp {
             #expect(report.count(of: .succeeded) == 5)
             #expect(report[home].outcome == .succeeded)
             #expect(report[feed].prerequisites == [session.index])
-            #expect(try await run.value(of: feed) == [Post(id: 1), Post(id: 2)])
+            #expect(try await withDeadline { try await run.value(of: feed) } == [Post(id: 1), Post(id: 2)])
             #expect(store.state.session == Session(token: "token-ada"))
             #expect(store.state.profile == Profile(name: "Ada"))
             #expect(store.state.feed == [Post(id: 1), Post(id: 2)])
@@ -52,7 +52,7 @@ extension GuideApp {
         }
 
         @Test("ActionGraph guide: ordering-only prerequisites and the deterministic order of ready sync nodes")
-        func orderingOnly() async {
+        func orderingOnly() async throws {
             let reached = Lines()
             let recordOrder = Middleware<AppState> { action, _, next in
                 reached.append("\(action)")
@@ -70,7 +70,7 @@ extension GuideApp {
             }
             graph.send(ShowBanner(message: "all read"), after: reads)
 
-            let report = await store.dispatch(graph).wait()
+            let report = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
             #expect(report.count(of: .succeeded) == 6)
             #expect(
                 reached.all == [
@@ -114,9 +114,9 @@ extension GuideApp {
             let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
             let run = store.dispatch(graph)
 
-            #expect(try await run.value(of: session) == Session(token: "token-ada"))
-            #expect(try await run.value(of: profile) == Profile(name: "Ada"))
-            #expect(await run.wait()[session].kind == .join)
+            #expect(try await withDeadline { try await run.value(of: session) } == Session(token: "token-ada"))
+            #expect(try await withDeadline { try await run.value(of: profile) } == Profile(name: "Ada"))
+            #expect(try await withDeadline { await run.wait() }[session].kind == .join)
         }
 
         @Test("ActionGraph guide: a graph joins a node of another run")
@@ -128,7 +128,7 @@ extension GuideApp {
             var settings = ActionGraph<AppState>()
             let session = settings.join(home.session, of: homeRun)
             settings.send(after: session) { session in ShowBanner(message: "signed in with \(session.token)") }
-            _ = await store.dispatch(settings).wait()
+            _ = try await withDeadline { [settings] in await store.dispatch(settings).wait() }
 
             #expect(store.state.banner == "signed in with token-ada")
         }
@@ -144,8 +144,8 @@ extension GuideApp {
 
             _ = try await avatars.nextCall()
             avatars.respond(with: "avatar-7.png")
-            #expect(try await first.value == "avatar-7.png")
-            #expect(try await second.value == "avatar-7.png")
+            #expect(try await withDeadline(10, "the first avatar") { try await first.value } == "avatar-7.png")
+            #expect(try await withDeadline(10, "the second avatar") { try await second.value } == "avatar-7.png")
             #expect(avatars.calls.count == 1)
             try await store.finish()
         }

@@ -47,7 +47,7 @@ extension GuideApp {
             }
 
             #expect(printed.all == ["home skipped: a prerequisite did not succeed", "Offline()"])
-            await #expect(throws: GraphError.skipped) { try await run.value(of: home) }
+            await #expect(throws: GraphError.skipped) { try await withDeadline { try await run.value(of: home) } }
         }
 
         @Test("FailureAndCancellation guide: cancel ends what has not finished; committed state stays")
@@ -130,10 +130,10 @@ extension GuideApp {
         }
 
         @Test("FailureAndCancellation guide: a wrong password fails LogIn and skips the whole home graph")
-        func failedRootSkipsEverything() async {
+        func failedRootSkipsEverything() async throws {
             let store = Store(initialState: AppState(), reducer: appReducer)
             let home = homeGraph(password: "wrong")
-            let report = await store.dispatch(home.graph).wait()
+            let report = try await withDeadline { await store.dispatch(home.graph).wait() }
 
             #expect(report[home.session].error as? WrongPassword == WrongPassword())
             #expect(report.count(of: .skipped) == 4)

@@ -82,7 +82,7 @@ extension GuideApp {
             let store = Store(
                 initialState: AppState(), reducer: appReducer,
                 middleware: [inspector.middleware], options: inspector.storeOptions())
-            await store.dispatch(Self.trendingGraph()).wait()
+            _ = try await withDeadline { await store.dispatch(Self.trendingGraph()).wait() }
 
             let url = directory.appendingPathComponent("recording.devtools.json")
             try inspector.recording.writeReduxDevToolsJSON(to: url)

@@ -27,7 +27,7 @@ extension GuideApp {
     @Suite("Guide: Observing the Store from the Main Actor")
     struct ObservationBridgeGuide {
         @Test("ObservationBridge guide: subscribeOnMainActor delivers the selected value on the main actor, in order")
-        func mainActorDelivery() async {
+        func mainActorDelivery() async throws {
             let printed = Lines()
             @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
             let store = Store(initialState: AppState(), reducer: appReducer)
@@ -39,7 +39,7 @@ extension GuideApp {
             store.dispatch(ShowBanner(message: "Saved"))
             // banner: none, then banner: Saved
 
-            await printed.waitFor(count: 2)
+            try await withDeadline(10, "the two banner lines") { await printed.waitFor(count: 2) }
             subscription.cancel()
             #expect(printed.all == ["banner: none", "banner: Saved"])
         }

@@ -99,7 +99,7 @@ extension GuideApp {
                 }
             }
 
-            await store.dispatch(Self.trendingGraph()).wait()
+            _ = try await withDeadline { await store.dispatch(Self.trendingGraph()).wait() }
             #expect(analytics.all == ["run #1: FetchTrending failed: Offline()"])
             #expect(printed.all.isEmpty, "a fast run is not printed")
 
@@ -108,12 +108,12 @@ extension GuideApp {
             let run = store.dispatch(slow)
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(3))
-            await run.wait()
+            _ = try await withDeadline { await run.wait() }
             #expect(printed.all.count == 1)
             #expect(printed.all.first?.contains("delay 3.0 seconds") == true)
 
             let task = store.dispatch(FetchTrending())
-            await #expect(throws: Offline.self) { try await task.value }
+            await #expect(throws: Offline.self) { try await withDeadline(10, "FetchTrending") { try await task.value } }
             #expect(analytics.all.count == 1, "an async action on its own is not a node")
             failures.cancel()
             slowRuns.cancel()
@@ -124,7 +124,8 @@ extension GuideApp {
             let printed = Lines()
             @Sendable func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
             let store = Store(initialState: AppState(), reducer: appReducer)
-            await store.dispatch(Self.trendingGraph()).wait()  // nobody observes: it takes no number
+            // Nobody observes: it takes no number
+            _ = try await withDeadline { await store.dispatch(Self.trendingGraph()).wait() }
             let graph = Self.trendingGraph()
 
             let story = store.observeEvents { event in
@@ -176,9 +177,9 @@ extension GuideApp {
             }
             let home = homeGraph()
             let run: GraphRun<AppState> = store.dispatch(home.graph)
-            let profile: Outcome<Profile> = await run.outcome(of: home.profile)
+            let profile: Outcome<Profile> = try await withDeadline { await run.outcome(of: home.profile) }
             #expect(profile.value == Profile(name: "Ada"))
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
             _ = try await store.dispatch(FetchProfile(token: "t1")).value
             await store.dispatch(home.graph).wait()
             subscription.cancel()

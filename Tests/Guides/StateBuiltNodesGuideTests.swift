@@ -21,7 +21,7 @@ extension GuideApp {
             store.dispatch(MarkRead(id: 1))
             let run = store.dispatch(graph)
             _ = try await withDeadline { await run.wait() }
-            #expect(try await run.value(of: feed) == [Post(id: 1), Post(id: 2)])
+            #expect(try await withDeadline { try await run.value(of: feed) } == [Post(id: 1), Post(id: 2)])
             #expect(store.state.banner == "1 unread")
         }
     }

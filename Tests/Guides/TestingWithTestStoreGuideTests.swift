@@ -256,7 +256,7 @@ extension GuideApp {
             store.stub(FetchProfile.self, with: Profile(name: "Ada"))
             store.stub(FetchFeed.self, with: [])
             let good = store.dispatch(homeGraph().graph)
-            _ = await good.wait()
+            _ = try await withDeadline { await good.wait() }
 
             try store.assertReached(ShowHome.self, after: SignedIn.self)
             #expect(throws: TestStoreFailure.self) { try store.assertReached(SignedIn.self, after: ShowHome.self) }

@@ -25,7 +25,7 @@ extension GuideApp {
                 try await store.clock.waitForSleepers(1)
                 await store.clock.advance(by: step)
             }
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
 
             #expect(report[feed].attempts == 3)
             #expect(report[feed].error as? GraphError == .timedOut(after: .seconds(5)))
@@ -64,7 +64,7 @@ extension GuideApp {
             let run = store.dispatch(graph)
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(30))
-            _ = await run.wait()
+            _ = try await withDeadline { await run.wait() }
             #expect(store.state.banner == "half a minute later")
             #expect(clock.now == VirtualClock.Instant(offset: .seconds(30)))
         }

@@ -24,7 +24,7 @@ extension GuideApp {
             let run = store.dispatch(home.graph)
             try await store.clock.waitForSleepers(1)
             await store.clock.advance(by: .seconds(30))
-            let report = await run.wait()
+            let report = try await withDeadline { await run.wait() }
             print(report)
 
             let table = printed.all.joined(separator: "\n")

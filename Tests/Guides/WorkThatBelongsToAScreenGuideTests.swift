@@ -188,7 +188,7 @@ struct WorkThatBelongsToAScreenGuideTests {
         waiting.cancel()  // the screen goes away
         let report = try await withDeadline { await run.wait() }
         #expect(report.count(of: .succeeded) + report.count(of: .cancelled) == 2)
-        _ = await waiting.result
+        _ = try await withDeadline(10, "the screen's task") { await waiting.result }
     }
 
     @Test("an owner that lasts as long as its view: cancelling the screen's task ends the feed's run")

@@ -12,7 +12,7 @@ import Testing
 struct GeneratedTestTests {
     @Test("the generated test is the one pasted below, which compiles and passes")
     func generatedTextIsPastedBelow() async throws {
-        let recording = await InspectorApp.record(graph: InspectorApp.plainGraph()).inspector.recording
+        let recording = try await InspectorApp.record(graph: InspectorApp.plainGraph()).inspector.recording
         let generated = recording.generatedTest(
             named: "replaysTheRecordedLogIn", reducer: "reducer", initialState: "AppState()",
             graph: { _, _ in "plainGraph()" })
@@ -30,7 +30,7 @@ struct GeneratedTestTests {
 
     @Test("a node retried after failing is answered with its last answer, and says so")
     func retriedNode() async throws {
-        let recording = await InspectorApp.record().inspector.recording
+        let recording = try await InspectorApp.record().inspector.recording
         let generated = recording.generatedTest()
         // The profile and the feed run in parallel: their calls are held and answered in order.
         #expect(

@@ -100,13 +100,13 @@ enum InspectorApp {
     /// Records the story: a sync dispatch, a graph, then edits of the feed and tags.
     static func record(
         options: InspectorOptions<AppState> = InspectorOptions(), graph: ActionGraph<AppState> = homeGraph()
-    ) async -> (inspector: InspectorRecorder<AppState>, state: AppState) {
+    ) async throws -> (inspector: InspectorRecorder<AppState>, state: AppState) {
         let inspector = InspectorRecorder<AppState>(options: options)
         let store = Store(
             initialState: AppState(), reducer: reducer, middleware: [inspector.middleware],
             options: inspector.storeOptions())
         store.dispatch(StartLoading())
-        await store.dispatch(graph).wait()
+        _ = try await withDeadline { await store.dispatch(graph).wait() }
         store.dispatch(AddPost(post: Post(id: 3, text: "middle"), at: 1))
         store.dispatch(RemovePost(id: 1))
         store.dispatch(Tag(name: "swift", count: 2))

@@ -109,15 +109,15 @@ struct InspectorGeneratedTestOrderTests {
     }
 
     /// The generated test for ``InspectorApp/recordCuts()``'s recording.
-    static func cutTest() async -> String {
-        await InspectorApp.recordCuts().generatedTest(
+    static func cutTest() async throws -> String {
+        try await InspectorApp.recordCuts().generatedTest(
             named: "replaysTheCutRecording", reducer: "reducer", initialState: "AppState()",
             graph: { _, _ in "plainGraph()" })
     }
 
     @Test("values cut at maximumDepth or maximumStringLength are written so they compile, with a comment")
     func cutValuesCompile() async throws {
-        let generated = await Self.cutTest()
+        let generated = try await Self.cutTest()
         #expect(!generated.contains("<#"), "no placeholder: \(generated)")
         // A cut value that the test must build (a sent action, a stub's answer) gets a stand-in...
         #expect(generated.contains(#"Tag(name: "swift swift swif" /* cut: "#), "\(generated)")
@@ -137,7 +137,7 @@ struct InspectorGeneratedTestOrderTests {
             .appendingPathComponent("GeneratedReplays.swift")
         let source = try String(contentsOf: file, encoding: .utf8)
         let header = "import OresRedux\nimport OresReduxTesting\nimport Testing\n\n"
-        for generated in [Self.logInTest(try await InspectorApp.recordParallelLogIn()), await Self.cutTest()] {
+        for generated in [Self.logInTest(try await InspectorApp.recordParallelLogIn()), try await Self.cutTest()] {
             #expect(generated.hasPrefix(header))
             let body = String(generated.dropFirst(header.count))
             let name = try #require(body.split(separator: "(").first?.split(separator: " ").last)
@@ -165,7 +165,7 @@ extension InspectorApp {
     /// The story of ``record(options:graph:)`` with `plainGraph()`, recorded with values nested two
     /// levels deep cut (a post in the feed, a post in an action, a tag's name as a key) and strings
     /// cut at 16 characters (a long banner, a long tag in an action).
-    static func recordCuts() async -> InspectorRecording {
+    static func recordCuts() async throws -> InspectorRecording {
         var options = InspectorOptions<AppState>()
         options.maximumDepth = 2
         options.maximumStringLength = 16
@@ -174,7 +174,7 @@ extension InspectorApp {
             initialState: AppState(), reducer: reducer, middleware: [inspector.middleware],
             options: inspector.storeOptions())
         store.dispatch(StartLoading())
-        await store.dispatch(plainGraph()).wait()
+        _ = try await withDeadline { await store.dispatch(plainGraph()).wait() }
         store.dispatch(AddPost(post: Post(id: 3, text: "middle"), at: 1))
         store.dispatch(Tag(name: String(repeating: "swift ", count: 8), count: 2))
         store.dispatch(ShowBanner(message: String(repeating: "offline ", count: 4)))

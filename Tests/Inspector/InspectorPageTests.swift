@@ -48,7 +48,7 @@ struct InspectorPageTests {
         let spoof = graph.send(SetNotes(notes: [spoofed]))
         graph.setLabel(spoofed, for: spoof)
         graph.send(after: broken) { _ in AddNote(note: Note(title: "never", body: "")) }
-        await store.dispatch(graph).wait()
+        _ = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
         return inspector.recording
     }
 
@@ -88,7 +88,7 @@ struct InspectorPageTests {
 
     @Test("the page allows no network source and loads nothing from outside")
     func offline() async throws {
-        let page = await InspectorApp.record().inspector.recording.html()
+        let page = try await InspectorApp.record().inspector.recording.html()
         #expect(
             page.contains(
                 #"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">"#

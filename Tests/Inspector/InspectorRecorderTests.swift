@@ -18,7 +18,7 @@ struct InspectorRecorderTests {
 
     @Test("each action that reached the reducer is a step; its patches rebuild every state")
     func stepsAndPatches() async throws {
-        let (inspector, final) = await App.record()
+        let (inspector, final) = try await App.record()
         let recording = inspector.recording
 
         #expect(
@@ -32,7 +32,7 @@ struct InspectorRecorderTests {
 
     @Test("a step applied by a graph node knows its run and node; the run keeps every attempt")
     func runsAndOrigins() async throws {
-        let recording = await App.record().inspector.recording
+        let recording = try await App.record().inspector.recording
         let signedIn = recording.steps[1]
         #expect(signedIn.origin == SyncOrigin(run: StoreEvent.ID(rawValue: 1), node: 1, kind: .node))
         #expect(recording.steps[2].origin?.node == 4, "ShowHome is node 4")
@@ -56,8 +56,8 @@ struct InspectorRecorderTests {
             initialState: App.AppState(), reducer: App.reducer, middleware: [inspector.middleware],
             options: inspector.storeOptions())
         let owner = store.makeOwner("Log-in screen")
-        await owner.dispatch(App.homeGraph()).wait()
-        await store.dispatch(App.homeGraph()).wait()
+        _ = try await withDeadline(10, "the owner's run") { await owner.dispatch(App.homeGraph()).wait() }
+        _ = try await withDeadline { await store.dispatch(App.homeGraph()).wait() }
         let recording = inspector.recording
         #expect(
             recording.runs.count == 2 && Set(recording.runs.map { $0.owner ?? "none" }) == ["Log-in screen", "none"])
@@ -106,7 +106,7 @@ struct InspectorRecorderTests {
         options.redactActions { action in
             (action as? App.SignedIn).map { _ in App.SignedIn(session: App.Session(token: "•••")) } ?? action
         }
-        let recording = await App.record(options: options).inspector.recording
+        let recording = try await App.record(options: options).inspector.recording
         let page = recording.html()
         #expect(!page.contains("lovelace"), "the password of the LogIn node")
         #expect(!page.contains("t-ada"), "the token: in the state, SignedIn and LogIn's response")
@@ -119,7 +119,7 @@ struct InspectorRecorderTests {
     func bounded() async throws {
         var options = InspectorOptions<App.AppState>()
         options.maximumSteps = 3
-        let (inspector, final) = await App.record(options: options)
+        let (inspector, final) = try await App.record(options: options)
         let recording = inspector.recording
         #expect(recording.stepCount == 3)
         #expect(recording.droppedSteps == 4)
@@ -129,15 +129,15 @@ struct InspectorRecorderTests {
     }
 
     @Test("no recorder installed: the store records nothing and pays for nothing")
-    func optIn() async {
+    func optIn() async throws {
         let store = Store(initialState: App.AppState(), reducer: App.reducer)
-        await store.dispatch(App.homeGraph()).wait()
+        _ = try await withDeadline { await store.dispatch(App.homeGraph()).wait() }
         #expect(store.state.feed.count == 2)
     }
 
     @Test("the Redux DevTools export has the lifted state's shape")
     func devTools() async throws {
-        let recording = await App.record().inspector.recording
+        let recording = try await App.record().inspector.recording
         let data = Data(recording.reduxDevToolsJSON().utf8)
         let lifted = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(
@@ -163,7 +163,7 @@ struct InspectorRecorderTests {
 
     @Test("the Redux DevTools export written to a file, a state at a time, is the same text")
     func devToolsFile() async throws {
-        let recording = await App.record().inspector.recording
+        let recording = try await App.record().inspector.recording
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("devtools-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: url) }
         try recording.writeReduxDevToolsJSON(to: url)

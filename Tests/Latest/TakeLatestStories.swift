@@ -131,7 +131,8 @@ struct TakeLatestStories {
         let second = store.dispatch(Self.searchGraph("fast"), id: SearchID.search)
         let report = try await withDeadline { await second.wait() }
         #expect(report.count == 2)
-        #expect(await first.outcome(of: apply).kind == .cancelled)
+        #expect(
+            try await withDeadline(10, "the outcome of apply") { await first.outcome(of: apply) }.kind == .cancelled)
         #expect(store.state.results == ["fast 1", "fast 2"])
         // The replaced run's request ignores cancellation, and may still answer if it started;
         // what its action then dispatches through its own context is the action's business (the

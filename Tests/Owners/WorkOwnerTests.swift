@@ -123,7 +123,9 @@ struct WorkOwnerTests {
         let run = owner.dispatch(graph)
         #expect(run.isFinished && run.report[note].outcome == .cancelled)
         let task = owner.dispatch(OwnerStories.Quick<AppState>(name: "late"))
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) {
+            try await withDeadline(10, "the late action") { try await task.value }
+        }
 
         #expect(store.state.applied.isEmpty)
         #expect(diagnostics.all.map(\.kind) == [.dispatchRefusedByOwner, .dispatchRefusedByOwner])
@@ -194,7 +196,8 @@ struct WorkOwnerTests {
             hold.wait()
         })
         async let held: Void = onThread { store.dispatch(Note("hold")) }
-        await onThread { entered.wait() }  // another thread now applies actions, and holds the pipeline
+        // Another thread now applies actions, and holds the pipeline.
+        try await withDeadline(10, "the held dispatch to enter") { await onThread { entered.wait() } }
         let owner = store.makeOwner("Screen")
         var graph = Graph()
         let answer = graph.run(OwnerStories.Quick<AppState>(name: "answer"))
@@ -328,7 +331,9 @@ struct WorkOwnerTests {
         let actionWaiter = Task { try await task.value(cancelsOnTaskCancel: true) }
         try await withDeadline { await other.arrivals(1) }
         actionWaiter.cancel()
-        await #expect(throws: CancellationError.self) { try await actionWaiter.value }
+        await #expect(throws: CancellationError.self) {
+            try await withDeadline(10, "the action's waiter") { try await actionWaiter.value }
+        }
     }
 
     @Test("a task cancelled while it awaits a run leaves the run alone unless it asks")

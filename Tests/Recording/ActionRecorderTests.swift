@@ -84,13 +84,13 @@ import Testing
         #expect(recorder.count == 1)
     }
 
-    @Test func graphSyncNodesAreRecordedToo() async {
+    @Test func graphSyncNodesAreRecordedToo() async throws {
         let recorder = ActionRecorder<Counter>()
         let store = Store(initialState: Counter(), reducer: Self.reducer, middleware: [recorder.middleware])
         var graph = ActionGraph<Counter>()
         let first = graph.send(Increment(amount: 1))
         graph.send(Rename(name: "graph"), after: first)
-        _ = await store.dispatch(graph).wait()
+        _ = try await withDeadline { [graph] in await store.dispatch(graph).wait() }
         #expect(recorder.entries.map { String(describing: type(of: $0.action)) } == ["Increment", "Rename"])
     }
 

@@ -140,8 +140,8 @@ struct BadInputTable {
     ]
 
     @Test("Each misuse gets its clear answer", arguments: cases)
-    func misuse(_ misuse: Case) async {
-        let observed = await misuse.observe()
+    func misuse(_ misuse: Case) async throws {
+        let observed = try await withDeadline(10, "the misuse's answer") { await misuse.observe() }
         #expect(observed == misuse.expected)
     }
 

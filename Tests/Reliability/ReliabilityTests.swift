@@ -60,21 +60,23 @@ struct Reliability {
     }
 
     @Test("Many graphs dispatched at once from many tasks all finish, and the state counts every sync node")
-    func manyGraphsFromManyTasks() async {
+    func manyGraphsFromManyTasks() async throws {
         let store = Store(initialState: Counter(), reducer: Self.reducer)
         let graphs = 400
-        let reports = await withTaskGroup(of: GraphReport.self) { group in
-            for index in 0..<graphs {
-                group.addTask {
-                    var graph = ActionGraph<Counter>()
-                    let first = graph.run(Fetch(answer: index))
-                    let second = graph.run(after: first) { value in Fetch(answer: value + 1) }
-                    graph.send(after: first, second) { a, b in Add(amount: 1 + (b - a - 1)) }
-                    graph.send(Add(), after: first)
-                    return await store.dispatch(graph).wait()
+        let reports = try await withDeadline(30, "\(graphs) graphs from \(graphs) tasks") {
+            await withTaskGroup(of: GraphReport.self) { group in
+                for index in 0..<graphs {
+                    group.addTask {
+                        var graph = ActionGraph<Counter>()
+                        let first = graph.run(Fetch(answer: index))
+                        let second = graph.run(after: first) { value in Fetch(answer: value + 1) }
+                        graph.send(after: first, second) { a, b in Add(amount: 1 + (b - a - 1)) }
+                        graph.send(Add(), after: first)
+                        return await store.dispatch(graph).wait()
+                    }
                 }
+                return await group.reduce(into: []) { $0.append($1) }
             }
-            return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(reports.count == graphs)
         #expect(reports.allSatisfy { $0.count(of: .succeeded) == 4 })

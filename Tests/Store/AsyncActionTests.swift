@@ -50,7 +50,7 @@ extension CoreStore {
 
             let task = store.dispatch(Square(number: 7))
 
-            #expect(try await task.value == 49)
+            #expect(try await withDeadline(10, "the action") { try await task.value } == 49)
             #expect(store.state == 0)  // an async action never reaches the reducer itself
         }
 
@@ -59,7 +59,9 @@ extension CoreStore {
             let seen = Recorder<Int>()
             let subscription = store.subscribe { seen.record($0) }
 
-            let report = try await store.dispatch(DoubleTheCount()).value
+            let report = try await withDeadline(10, "DoubleTheCount") {
+                try await store.dispatch(DoubleTheCount()).value
+            }
 
             #expect(report == "21 -> 42")  // its dispatch was applied before `dispatch` returned
             #expect(store.state == 42)
@@ -67,12 +69,14 @@ extension CoreStore {
             withExtendedLifetime(subscription) {}
         }
 
-        @Test func anErrorThrownByTheActionIsWhatTheValueThrows() async {
+        @Test func anErrorThrownByTheActionIsWhatTheValueThrows() async throws {
             let store = Self.counterStore()
 
             let task = store.dispatch(Refuse())
 
-            await #expect(throws: Failure(reason: "no")) { try await task.value }
+            await #expect(throws: Failure(reason: "no")) {
+                try await withDeadline(10, "the action") { try await task.value }
+            }
             withExtendedLifetime(store) {}
         }
 
@@ -80,12 +84,15 @@ extension CoreStore {
             let store = Self.counterStore()
             let started = Latch(), cancelled = Latch()
             let task = store.dispatch(WaitForCancellation(started: started, cancelled: cancelled))
-            try await started.wait()
+            try await withDeadline(10, "the action to start") { try await started.wait() }
 
             task.cancel()
 
-            try await cancelled.wait()  // `run` itself saw the cancellation
-            await #expect(throws: CancellationError.self) { try await task.value }
+            // `run` itself saw the cancellation
+            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the action") { try await task.value }
+            }
             withExtendedLifetime(store) {}
         }
 
@@ -105,8 +112,8 @@ extension CoreStore {
             impatient.cancel()
             release.open()
 
-            #expect(try await impatient.value == "done")
-            #expect(try await task.value == "done")
+            #expect(try await withDeadline(10, "the impatient task") { try await impatient.value } == "done")
+            #expect(try await withDeadline(10, "the action") { try await task.value } == "done")
             withExtendedLifetime(store) {}
         }
 
@@ -116,11 +123,14 @@ extension CoreStore {
             do {
                 let store = Self.counterStore()
                 task = store.dispatch(WaitForCancellation(started: started, cancelled: cancelled))
-                try await started.wait()
+                try await withDeadline(10, "the action to start") { try await started.wait() }
             }  // the last reference to the store goes here
 
-            try await cancelled.wait()  // the release cancelled `run`
-            await #expect(throws: CancellationError.self) { try await task.value }
+            // The release cancelled `run`
+            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the action") { try await task.value }
+            }
         }
 
         @Test func manyAsyncActionsDispatchingAtOnceLoseNoAction() async throws {
@@ -132,7 +142,7 @@ extension CoreStore {
             let store = Self.counterStore()
 
             let tasks = (0..<1_000).map { _ in store.dispatch(AddOne()) }
-            for task in tasks { try await task.value }
+            try await withDeadline(10, "1,000 AddOne actions") { for task in tasks { try await task.value } }
 
             #expect(store.state == 1_000)
         }

@@ -115,7 +115,7 @@ extension CoreStore {
             withExtendedLifetime(store) {}
         }
 
-        @Test func statesFinishesWhenTheStoreIsReleased() async {
+        @Test func statesFinishesWhenTheStoreIsReleased() async throws {
             let stream: AsyncStream<Int>
             do {
                 let store = Store(initialState: 0, reducer: CoreStore.counterReducer())
@@ -124,13 +124,16 @@ extension CoreStore {
                 store.dispatch(Increment())
             }  // the last reference to the store goes here
 
-            var received: [Int] = []
-            for await state in stream { received.append(state) }  // ends only if the stream finished
+            let received = try await withDeadline(10, "the stream to finish") {
+                var received: [Int] = []
+                for await state in stream { received.append(state) }  // ends only if the stream finished
+                return received
+            }
 
             #expect(received == [0, 1, 2])
         }
 
-        @Test func everyStatesStreamOfAReleasedStoreEndsAfterTheStatesItBuffered() async {
+        @Test func everyStatesStreamOfAReleasedStoreEndsAfterTheStatesItBuffered() async throws {
             let streams: [AsyncStream<Int>]
             do {
                 let store = Store(initialState: 1, reducer: CoreStore.counterReducer())
@@ -139,8 +142,11 @@ extension CoreStore {
             }
 
             for stream in streams {
-                var received: [Int] = []
-                for await state in stream { received.append(state) }
+                let received = try await withDeadline(10, "the stream to finish") {
+                    var received: [Int] = []
+                    for await state in stream { received.append(state) }
+                    return received
+                }
                 #expect(received == [1, 2])
             }
         }

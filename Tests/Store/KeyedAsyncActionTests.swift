@@ -80,13 +80,14 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
 
             let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
             server.release.open()
 
-            #expect(try await first.value == "first")
-            #expect(try await second.value == "first")  // the joined call's answer, not its own
+            #expect(try await withDeadline(10, "the first dispatch") { try await first.value } == "first")
+            // The joined call's answer, not its own
+            #expect(try await withDeadline(10, "the second dispatch") { try await second.value } == "first")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -97,13 +98,14 @@ extension CoreStore {
             var graph = ActionGraph<Int>()
             let node = graph.run(KeyedFetch(id: 1, answer: "node", server: server) as PlainFetch)
             let run = store.dispatch(graph)
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
 
             let joined = store.dispatch(KeyedFetch(id: 1, answer: "dispatch", server: server) as PlainFetch)
             server.release.open()
 
-            #expect(try await run.value(of: node) == "node")
-            #expect(try await joined.value == "node")  // it joined the node's call
+            #expect(try await withDeadline(10, "the value of node") { try await run.value(of: node) } == "node")
+            // It joined the node's call
+            #expect(try await withDeadline(10, "the joined dispatch") { try await joined.value } == "node")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -116,8 +118,8 @@ extension CoreStore {
             let two = store.dispatch(Fetch(id: 2, answer: "two", server: server))
             server.release.open()
 
-            #expect(try await one.value == "one")
-            #expect(try await two.value == "two")
+            #expect(try await withDeadline(10, "dispatch one") { try await one.value } == "one")
+            #expect(try await withDeadline(10, "dispatch two") { try await two.value } == "two")
             #expect(server.answered.sorted() == ["one", "two"])
             withExtendedLifetime(store) {}
         }
@@ -130,8 +132,8 @@ extension CoreStore {
             let other = store.dispatch(OtherFetch(id: 1, server: server))
             server.release.open()
 
-            #expect(try await fetch.value == "fetch")
-            #expect(try await other.value == "other")
+            #expect(try await withDeadline(10, "the Fetch dispatch") { try await fetch.value } == "fetch")
+            #expect(try await withDeadline(10, "the other dispatch") { try await other.value } == "other")
             #expect(server.callCount == 2)
             withExtendedLifetime(store) {}
         }
@@ -141,8 +143,14 @@ extension CoreStore {
             let server = Server()
             server.release.open()
 
-            #expect(try await store.dispatch(Fetch(id: 1, answer: "first", server: server)).value == "first")
-            #expect(try await store.dispatch(Fetch(id: 1, answer: "second", server: server)).value == "second")
+            #expect(
+                try await withDeadline(10, "the first Fetch") {
+                    try await store.dispatch(Fetch(id: 1, answer: "first", server: server)).value
+                } == "first")
+            #expect(
+                try await withDeadline(10, "the second Fetch") {
+                    try await store.dispatch(Fetch(id: 1, answer: "second", server: server)).value
+                } == "second")
 
             #expect(server.answered == ["first", "second"])
             withExtendedLifetime(store) {}
@@ -152,15 +160,17 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let staying = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let leaving = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
 
             leaving.cancel()
-            await #expect(throws: CancellationError.self) { try await leaving.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the leaving dispatch") { try await leaving.value }
+            }
             #expect(!server.cancelled.isOpen)  // the call goes on for the one still waiting
 
             server.release.open()
-            #expect(try await staying.value == "shared")
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -169,14 +179,16 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let staying = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let leaving = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
             leaving.cancel()
 
             server.release.open()
-            #expect(try await staying.value == "shared")
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             // Read only now, after the call has ended: it withdrew, so it still throws.
-            await #expect(throws: CancellationError.self) { try await leaving.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the leaving dispatch") { try await leaving.value }
+            }
             withExtendedLifetime(store) {}
         }
 
@@ -184,14 +196,16 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let leaving = store.dispatch(Fetch(id: 1, answer: "shared", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let staying = store.dispatch(Fetch(id: 1, answer: "unused", server: server))
 
             leaving.cancel()
-            await #expect(throws: CancellationError.self) { try await leaving.value }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the leaving dispatch") { try await leaving.value }
+            }
 
             server.release.open()
-            #expect(try await staying.value == "shared")
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             #expect(!server.cancelled.isOpen)
             withExtendedLifetime(store) {}
         }
@@ -200,15 +214,20 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             let second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
 
             first.cancel()
             second.cancel()
 
-            await #expect(throws: CancellationError.self) { try await first.value }
-            await #expect(throws: CancellationError.self) { try await second.value }
-            try await server.cancelled.wait()  // returns only once `run` saw the cancellation
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the first dispatch") { try await first.value }
+            }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the second dispatch") { try await second.value }
+            }
+            // Returns only once `run` saw the cancellation
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
             #expect(server.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -217,15 +236,15 @@ extension CoreStore {
             let store = Self.store()
             let server = Server()
             let abandoned = store.dispatch(Fetch(id: 1, answer: "abandoned", server: server))
-            try await server.started.wait()
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
             abandoned.cancel()
-            try await server.cancelled.wait()
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
 
             let fresh = Server()
             fresh.release.open()
             let retried = store.dispatch(Fetch(id: 1, answer: "fresh", server: fresh))
 
-            #expect(try await retried.value == "fresh")
+            #expect(try await withDeadline(10, "the retried dispatch") { try await retried.value } == "fresh")
             #expect(fresh.callCount == 1)
             withExtendedLifetime(store) {}
         }
@@ -236,13 +255,18 @@ extension CoreStore {
             do {
                 let store = Self.store()
                 first = store.dispatch(Fetch(id: 1, answer: "first", server: server))
-                try await server.started.wait()
+                try await withDeadline(10, "the call to start") { try await server.started.wait() }
                 second = store.dispatch(Fetch(id: 1, answer: "second", server: server))
             }  // the last reference to the store goes here
 
-            try await server.cancelled.wait()  // the release cancelled the one `run`
-            await #expect(throws: CancellationError.self) { try await first.value }
-            await #expect(throws: CancellationError.self) { try await second.value }
+            // The release cancelled the one `run`
+            try await withDeadline(10, "the call to see its cancellation") { try await server.cancelled.wait() }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the first dispatch") { try await first.value }
+            }
+            await #expect(throws: CancellationError.self) {
+                try await withDeadline(10, "the second dispatch") { try await second.value }
+            }
         }
     }
 }

@@ -35,12 +35,14 @@ extension CoreStore {
                     options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
                 store.dispatch(Increment(by: 2))
                 task = store.dispatch(DispatchAfterRelease(started: started, cancelled: cancelled))
-                try await started.wait()
+                try await withDeadline(10, "the action to start") { try await started.wait() }
                 #expect(diagnostics.values.isEmpty)
             }  // the last reference to the store goes here; the action is cancelled and dispatches
 
-            try await cancelled.wait()
-            #expect(try await task.value == "released: true, last state: 2")  // the Increment was dropped
+            try await withDeadline(10, "the action to see its cancellation") { try await cancelled.wait() }
+            // The Increment was dropped
+            #expect(
+                try await withDeadline(10, "the action") { try await task.value } == "released: true, last state: 2")
             let diagnostic = try #require(diagnostics.values.first)
             #expect(diagnostics.values.count == 1)
             #expect(diagnostic.kind == .dispatchAfterRelease)
@@ -90,7 +92,7 @@ extension CoreStore {
             let task = kept.current?.dispatch(Answer())
 
             await #expect {
-                _ = try await task?.value
+                _ = try await withDeadline(10, "the action") { try await task?.value }
             } throws: { error in
                 guard let storeError = error as? StoreError, case .storeReleased = storeError else { return false }
                 return true

@@ -101,7 +101,7 @@ struct StoreProtocolTests {
             }
         }
         let fresh = Store(initialState: Counter(), reducer: Self.reducer)
-        try await fresh.dispatch(StartFromContext()).value
+        try await withDeadline(10, "StartFromContext") { try await fresh.dispatch(StartFromContext()).value }
         #expect(fresh.state.loading)
 
         let testStore = TestStore(initialState: Counter(), reducer: Self.reducer)

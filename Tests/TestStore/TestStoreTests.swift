@@ -99,7 +99,9 @@ struct TestStoreTests {
         try await store.receive(App.SetToken.self) { $0.token = "t" }
         try await store.receive(App.ShowError.self) { $0.error = "could not load the feed: Offline()" }
         try await store.assertSkipped(home.show, in: run, because: home.feed)
-        #expect(try await run.value(of: home.profile) == App.Profile(name: "Ada"))
+        #expect(
+            try await withDeadline(10, "the value of home.profile") { try await run.value(of: home.profile) }
+                == App.Profile(name: "Ada"))
         try await store.finish()
     }
 
@@ -121,7 +123,9 @@ struct TestStoreTests {
         try await store.receive(App.ShowError.self) {
             $0.error = "could not load the feed: the attempt timed out after 30.0 seconds"
         }
-        #expect(await run.outcome(of: home.feed).error as? GraphError == .timedOut(after: .seconds(30)))
+        #expect(
+            try await withDeadline(10, "the outcome of home.feed") { await run.outcome(of: home.feed) }.error
+                as? GraphError == .timedOut(after: .seconds(30)))
         try await store.finish()
     }
 
@@ -143,7 +147,7 @@ struct TestStoreTests {
             $0.profile = App.Profile(name: "Ada")
             $0.feed = [App.Post(id: 7)]
         }
-        #expect(await run.wait()[home.feed].attempts == 2)
+        #expect(try await withDeadline { await run.wait() }[home.feed].attempts == 2)
         try await store.finish()
     }
 
@@ -189,7 +193,7 @@ struct TestStoreTests {
         store.stub(App.FetchProfile.self, with: App.Profile(name: "Ada"))
         store.stub(App.FetchFeed.self, with: [])
         let run = store.dispatch(App.home(user: "ada").graph)
-        _ = await run.wait()
+        _ = try await withDeadline { await run.wait() }
 
         let failure = await #expect(throws: TestStoreFailure.self) { try await store.finish() }
         #expect(

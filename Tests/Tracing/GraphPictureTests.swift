@@ -23,7 +23,7 @@ import Testing
     static let trickyLabel = #"Log "in" [1] (a|b) {c} <d> & #e \f"#
 
     /// Nodes: 0 load (tricky label) -> 1 add, 2 fail -> 3 add (skipped), 4 load, 5 load (parallel).
-    func finishedRun() async -> GraphReport {
+    func finishedRun() async throws -> GraphReport {
         let store = Store(initialState: Count(), reducer: .on(Add.self) { $0.value += $1.amount })
         var graph = ActionGraph<Count>()
         let load = graph.run(Load(amount: 2))
@@ -33,18 +33,18 @@ import Testing
         graph.send(Add(amount: 100), after: fail)
         graph.run(Load(amount: 3))
         graph.run(Load(amount: 4))
-        return await store.dispatch(graph).wait()
+        return try await withDeadline { [graph] in await store.dispatch(graph).wait() }
     }
 
-    @Test func theRunHasTheOutcomesThePicturesShow() async {
-        let report = await finishedRun()
+    @Test func theRunHasTheOutcomesThePicturesShow() async throws {
+        let report = try await finishedRun()
         #expect(report.map(\.outcome) == [.succeeded, .succeeded, .failed, .skipped, .succeeded, .succeeded])
     }
 
     // MARK: Mermaid
 
-    @Test func mermaidHasEveryNodeAndEveryEdge() async {
-        let mermaid = await finishedRun().mermaid
+    @Test func mermaidHasEveryNodeAndEveryEdge() async throws {
+        let mermaid = try await finishedRun().mermaid
         #expect(mermaid.hasPrefix("flowchart TD\n"))
         for index in 0..<6 { #expect(mermaid.contains("    n\(index)[\"")) }
         #expect(mermaid.contains("    n0 --> n1\n"))
@@ -53,8 +53,8 @@ import Testing
         #expect(mermaid.contains("Add<br/>skipped\"]:::skipped"))
     }
 
-    @Test func mermaidColoursNodesByOutcome() async {
-        let mermaid = await finishedRun().mermaid
+    @Test func mermaidColoursNodesByOutcome() async throws {
+        let mermaid = try await finishedRun().mermaid
         let lines = mermaid.split(separator: "\n").map(String.init)
         func classOf(_ node: Int) -> String? {
             lines.first { $0.hasPrefix("    n\(node)[") }?.components(separatedBy: ":::").last
@@ -70,8 +70,8 @@ import Testing
         #expect(lines.contains("    classDef unfinished fill:#bbdefb,stroke:#1565c0,color:#212121"))
     }
 
-    @Test func mermaidEscapesQuotesAndBrackets() async {
-        let mermaid = await finishedRun().mermaid
+    @Test func mermaidEscapesQuotesAndBrackets() async throws {
+        let mermaid = try await finishedRun().mermaid
         let line = mermaid.split(separator: "\n").first { $0.hasPrefix("    n0[") }.map(String.init) ?? ""
         #expect(
             line.hasPrefix(
@@ -88,8 +88,8 @@ import Testing
 
     // MARK: DOT
 
-    @Test func dotHasEveryNodeAndEveryEdge() async {
-        let dot = await finishedRun().dot
+    @Test func dotHasEveryNodeAndEveryEdge() async throws {
+        let dot = try await finishedRun().dot
         #expect(dot.hasPrefix("digraph GraphRun {\n"))
         #expect(dot.hasSuffix("}\n"))
         for index in 0..<6 { #expect(dot.contains("    n\(index) [label=\"")) }
@@ -98,8 +98,8 @@ import Testing
         #expect(dot.components(separatedBy: " -> ").count - 1 == 2)
     }
 
-    @Test func dotFillsNodesWithTheirOutcomesColour() async {
-        let lines = await finishedRun().dot.split(separator: "\n").map(String.init)
+    @Test func dotFillsNodesWithTheirOutcomesColour() async throws {
+        let lines = try await finishedRun().dot.split(separator: "\n").map(String.init)
         func line(_ node: Int) -> String { lines.first { $0.hasPrefix("    n\(node) [") } ?? "" }
         #expect(line(0).contains("fillcolor=\"#c8e6c9\""))
         #expect(line(1).contains("fillcolor=\"#c8e6c9\""))
@@ -108,8 +108,8 @@ import Testing
         #expect(line(2).contains(##"tooltip="#2 async: the server said &quot;no&quot;""##))
     }
 
-    @Test func dotEscapesQuotesAmpersandsAndBackslashes() async {
-        let dot = await finishedRun().dot
+    @Test func dotEscapesQuotesAmpersandsAndBackslashes() async throws {
+        let dot = try await finishedRun().dot
         #expect(dot.contains(#"n0 [label="Log &quot;in&quot; [1] (a|b) {c} <d> &amp; #e \\f\nsucceeded"#))
         #expect(GraphReport.dotLabelEscaped("a\nb\"c\\&") == #"a\\nb&quot;c\\&amp;"#)
     }
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func chromeTraceIsValidJSONWithTheRequiredFields() async throws {
-        let events = try events(await finishedRun())
+        let events = try events(try await finishedRun())
         #expect(!events.isEmpty)
         for event in events {
             #expect(event["name"] is String)
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func chromeTraceHasOneEventPerNode() async throws {
-        let events = try events(await finishedRun()).filter { $0["ph"] as? String != "M" }
+        let events = try events(try await finishedRun()).filter { $0["ph"] as? String != "M" }
         #expect(events.count == 6)
         let byIndex = Dictionary(
             uniqueKeysWithValues: events.map { (($0["args"] as? [String: Any])?["index"] as? Int ?? -1, $0) })
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func chromeTraceNeverOverlapsTwoNodesOnOneRow() async throws {
-        let slices = try events(await finishedRun()).filter { $0["ph"] as? String == "X" }
+        let slices = try events(try await finishedRun()).filter { $0["ph"] as? String == "X" }
         let rows = Dictionary(grouping: slices) { $0["tid"] as? Int ?? 0 }
         for (_, row) in rows {
             let intervals = row.map {
@@ -215,7 +215,7 @@ import Testing
         #expect(runningEvents.allSatisfy { ($0["args"] as? [String: Any])?["outcome"] as? String == "not finished" })
 
         run.cancel()
-        let cancelled = await run.wait()
+        let cancelled = try await withDeadline { await run.wait() }
         #expect(cancelled.mermaid.contains("    n0[\"delay 10.0 seconds<br/>cancelled"))
         #expect(!cancelled.mermaid.contains("]:::unfinished"))
         #expect(cancelled.dot.contains("fillcolor=\"#ffe0b2\""))
@@ -226,7 +226,7 @@ import Testing
     // MARK: Files
 
     @Test func writeTraceFilesWritesAllThreePictures() async throws {
-        let report = await finishedRun()
+        let report = try await finishedRun()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("oresredux-trace-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -25,13 +25,13 @@ import Testing
         #"C:\Net \G \L \N \E \T \H \l \\ &amp; &quot; &#92; "quoted" <b>\nnext\tcol\u{1B} end\"#
 
     /// Node 0: a sync node labelled ``tricky``; node 1: an async node that fails with ``tricky``.
-    func report() async -> GraphReport {
+    func report() async throws -> GraphReport {
         let store = Store(initialState: Nothing(), reducer: Reducer { _, _ in })
         var graph = ActionGraph<Nothing>()
         let noop = graph.send(Noop())
         graph.setLabel(Self.tricky, for: noop)
         graph.run(Fail())
-        return await store.dispatch(graph).wait()
+        return try await withDeadline { [graph] in await store.dispatch(graph).wait() }
     }
 
     @Test func oneLineShowsControlCharactersAndKeepsTheRest() {
@@ -40,8 +40,8 @@ import Testing
         #expect(GraphReport.oneLine("plain → text") == "plain → text")
     }
 
-    @Test func theTextTableHasOneLinePerNode() async {
-        let report = await report()
+    @Test func theTextTableHasOneLinePerNode() async throws {
+        let report = try await report()
         let lines = report.description.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 1 + report.count + 1)  // header, one per node, summary
         #expect(lines[1].contains(Self.trickyOnOneLine))
@@ -49,8 +49,8 @@ import Testing
         #expect(!report.description.contains("\t") && !report.description.contains("\u{1B}"))
     }
 
-    @Test func mermaidTextStaysOnOneLineWithEveryMeaningfulCharacterAsAnEntity() async {
-        let mermaid = await report().mermaid
+    @Test func mermaidTextStaysOnOneLineWithEveryMeaningfulCharacterAsAnEntity() async throws {
+        let mermaid = try await report().mermaid
         let line = mermaid.split(separator: "\n").first { $0.hasPrefix("    n0[") }.map(String.init) ?? ""
         #expect(
             line.hasPrefix(
