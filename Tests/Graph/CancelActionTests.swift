@@ -44,26 +44,11 @@ extension GraphStories {
             subscription.cancel()
         }
 
-        /// Logs in ignoring cancellation (it answers when `answer` opens), then dispatches a note of
-        /// its own through its context.
-        struct StubbornLogIn: AsyncAction {
-            let answer: Latch
-            let started = Latch()
-            let finished = Latch()
-            func run(_ context: ActionContext<AppState>) async throws -> String {
-                started.open()
-                await answer.wait()
-                context.dispatch(Note("signed in, said the call"))
-                finished.open()
-                return "ada"
-            }
-        }
-
         @Test("cancel while a call that ignores it runs: what the call dispatches through its context is dropped")
         func cancelledCallsContextIsClosed() async throws {
             let store = makeStore(probe: Probe())
             let answer = Latch()
-            let logIn = StubbornLogIn(answer: answer)
+            let logIn = StubbornCall<AppState>(answer: answer, note: Note("signed in, said the call"))
             var graph = Graph()
             graph.run(logIn)
             graph.setCancelAction(Self.stop)

@@ -245,6 +245,21 @@ enum GraphStories {
     }
 
     /// A one-shot gate: closed until `open()`, then open forever.
+    /// A call that ignores cancellation: it answers when `answer` opens, then dispatches `note`
+    /// through its own context (what a stale answer does when nothing drops it).
+    struct StubbornCall<State: Sendable>: AsyncAction {
+        let answer: Latch
+        let note: any Action
+        let started = Latch()
+        let finished = Latch()
+        func run(_ context: ActionContext<State>) async throws {
+            started.open()
+            await answer.wait()
+            context.dispatch(note)
+            finished.open()
+        }
+    }
+
     final class Latch: @unchecked Sendable {
         // @unchecked: every `var` is read and written only under `lock`.
         private let lock = NSLock()

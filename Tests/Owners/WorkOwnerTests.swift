@@ -74,20 +74,6 @@ struct WorkOwnerTests {
         #expect(report[draft].outcome == .cancelled && report[draftSaved].outcome == .cancelled)
     }
 
-    /// A call that ignores cancellation: it answers when `answer` opens, then dispatches a note of
-    /// its own through its context.
-    struct StubbornCall: AsyncAction {
-        let answer: GraphStories.Latch
-        let started = GraphStories.Latch()
-        let finished = GraphStories.Latch()
-        func run(_ context: ActionContext<AppState>) async throws {
-            started.open()
-            await answer.wait()
-            context.dispatch(Note("said the call"))
-            finished.open()
-        }
-    }
-
     @Test(
         "closing a screen while a call that ignores cancellation runs: a cancelled call's own dispatches are dropped, a finishing call's applied",
         arguments: [OwnerEndPolicy.cancel, .finish])
@@ -95,7 +81,7 @@ struct WorkOwnerTests {
         let store = OwnerStories.makeStore()
         let owner = store.makeOwner("Search screen")
         let answer = GraphStories.Latch()
-        let call = StubbornCall(answer: answer)
+        let call = GraphStories.StubbornCall<AppState>(answer: answer, note: Note("said the call"))
         var graph = Graph()
         let node = graph.run(call)
         graph.setOwnerEndPolicy(policy, for: node)
