@@ -50,7 +50,10 @@ public protocol AsyncAction<Response>: Sendable {
 /// ```
 ///
 /// The shared call is cancelled only when every dispatch that joined it has cancelled its
-/// ``ActionTask`` (or its graph run).
+/// ``ActionTask`` (or its graph run). It is the work of all of them: what it dispatches through its
+/// context reaches the state while the context of one dispatch that joined it would let it through
+/// (a plain dispatch's always does), and is dropped once every one of them was cancelled, replaced
+/// or ended with its owner.
 public protocol KeyedAsyncAction: AsyncAction {
     /// What identifies "the same call": equal keys of the same action type share one in-flight call.
     associatedtype Key: Hashable & Sendable

@@ -34,6 +34,8 @@ extension ActionDispatcher {
     /// reported as a ``StoreDiagnostic``: reducers must be pure. Through the context of an async
     /// action dispatched with an id or under an owner, or of a graph's async node, the action is
     /// dropped once that work was cancelled or replaced: a stale response never reaches the state.
+    /// (A ``KeyedAsyncAction``'s shared call is the work of every dispatch that joined it: through
+    /// its context, an action is dropped once all of theirs would drop it.)
     public func dispatch(_ action: some Action) {
         dispatchTarget.dispatch(action)
     }

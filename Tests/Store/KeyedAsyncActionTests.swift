@@ -72,6 +72,22 @@ extension CoreStore {
             var key: Int { id }
         }
 
+        /// Like `Fetch`, and stores `value` through its context once the server answered, even when
+        /// its call was cancelled (it ignores the cancellation); `done` opens after that dispatch.
+        struct FetchAndStore: KeyedAsyncAction {
+            let id: Int
+            let value: Int
+            let server: Server
+            let done: Latch
+            var key: Int { id }
+            func run(_ context: ActionContext<Int>) async throws -> String {
+                let answer = try? await server.call("\(value)")
+                context.dispatch(SetValue(value: value))
+                done.open()
+                return answer ?? "cancelled"
+            }
+        }
+
         static func store() -> Store<Int> {
             Store(initialState: 0, reducer: CoreStore.counterReducer())
         }
@@ -208,6 +224,55 @@ extension CoreStore {
             #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "shared")
             #expect(!server.cancelled.isOpen)
             withExtendedLifetime(store) {}
+        }
+
+        @Test func whatTheCallDispatchesIsAppliedWhileAScreenThatJoinedItStays() async throws {
+            let store = Self.store()
+            let server = Server()
+            let done = Latch()
+            let (list, detail) = (store.makeOwner("list screen"), store.makeOwner("detail screen"))
+            list.dispatch(FetchAndStore(id: 1, value: 7, server: server, done: done))
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
+            let staying = detail.dispatch(FetchAndStore(id: 1, value: 8, server: server, done: done))
+
+            list.end()  // the screen whose dispatch started the call closes
+            server.release.open()
+
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "7")
+            #expect(store.state == 7, "the call still served a screen: what it dispatched reaches the state")
+        }
+
+        @Test func whatTheCallDispatchesIsAppliedWhenTheRunThatStartedItIsCancelled() async throws {
+            let store = Self.store()
+            let server = Server()
+            let done = Latch()
+            var graph = ActionGraph<Int>()
+            graph.run(FetchAndStore(id: 1, value: 7, server: server, done: done))
+            let run = store.dispatch(graph)
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
+            let staying = store.dispatch(FetchAndStore(id: 1, value: 8, server: server, done: done))
+
+            run.cancel()
+            server.release.open()
+
+            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "7")
+            #expect(store.state == 7, "the call still served a dispatch: what it dispatched reaches the state")
+        }
+
+        @Test func whatTheCallDispatchesIsDroppedOnceEveryScreenThatJoinedItClosed() async throws {
+            let store = Self.store()
+            let server = Server()
+            let done = Latch()
+            let (list, detail) = (store.makeOwner("list screen"), store.makeOwner("detail screen"))
+            list.dispatch(FetchAndStore(id: 1, value: 7, server: server, done: done))
+            try await withDeadline(10, "the call to start") { try await server.started.wait() }
+            detail.dispatch(FetchAndStore(id: 1, value: 8, server: server, done: done))
+
+            list.end()
+            detail.end()
+
+            try await withDeadline(10, "the call to dispatch after its cancellation") { try await done.wait() }
+            #expect(store.state == 0, "no screen that joined the call is left to apply what it dispatches")
         }
 
         @Test func cancellingEveryJoinedTaskCancelsTheCallItself() async throws {

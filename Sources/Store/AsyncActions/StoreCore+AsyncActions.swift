@@ -48,19 +48,22 @@ extension StoreCore {
             let (call, isNew) = sharedCall(
                 for: key,
                 join: { (call: SharedCall<A.Response>) in
-                    guard let joined = call.join() else { return false }
+                    guard let joined = call.join(gate: context.gate) else { return false }
                     ticket = joined
                     return true
                 },
                 start: {
                     let call = SharedCall<A.Response>()
-                    ticket = call.join()!
+                    ticket = call.join(gate: context.gate)!
                     return call
                 })
         else {
             return ActionTask(.failed(StoreError.storeReleased))
         }
         if isNew {
+            // The call's context is every joiner's: closed only once all of theirs are.
+            let context = ActionContext(
+                backend: context.core, gate: call.dispatchGate, idempotencyKey: context.idempotencyKey)
             let observed = hasEventObservers ? announceStart(of: action) : nil
             let unit = options.workCounter.begin("the shared call of \(A.self) (key \(key.key))")
             call.attach(
