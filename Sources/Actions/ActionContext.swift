@@ -9,7 +9,7 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
     /// Closed when the work this context belongs to was cancelled (an async action dispatched with
     /// an id or under an owner, a graph's async node): its sync dispatches are then dropped. `nil`
     /// for other work.
-    let gate: (any DispatchGate)?
+    let gate: DispatchGate?
 
     /// The key of this attempt when it is an attempt of a durable async node, for a server to
     /// recognise a repeated request (send it, for example, in an `Idempotency-Key` header).
@@ -27,11 +27,11 @@ public struct ActionContext<State: Sendable>: ActionDispatcher, Sendable {
 
     init(core: StoreCore<State>, gate: CancellationGate) {
         self.core = core
-        self.gate = gate
+        self.gate = .cancellation(gate)
         self.idempotencyKey = nil
     }
 
-    init(backend: any StoreBackend<State>, gate: (any DispatchGate)? = nil, idempotencyKey: IdempotencyKey? = nil) {
+    init(backend: any StoreBackend<State>, gate: DispatchGate? = nil, idempotencyKey: IdempotencyKey? = nil) {
         self.core = backend
         self.gate = gate
         self.idempotencyKey = idempotencyKey

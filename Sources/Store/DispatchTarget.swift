@@ -8,7 +8,7 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     /// The store, or the scope of a store, the actions reach.
     let backend: any StoreBackend<State>
     /// Closed once the work this target belongs to was cancelled: its sync dispatches are dropped.
-    let gate: (any DispatchGate)?
+    let gate: DispatchGate?
     /// Told about every async action and graph started through this target (a test store's).
     let tracker: (any DispatchTracker<State>)?
     /// The owner whose work the async actions and graphs started through this target are (a
@@ -16,7 +16,7 @@ public struct DispatchTarget<State: Sendable>: Sendable {
     let owner: OwnerCore?
 
     init(
-        backend: any StoreBackend<State>, gate: (any DispatchGate)? = nil, owner: OwnerCore? = nil,
+        backend: any StoreBackend<State>, gate: DispatchGate? = nil, owner: OwnerCore? = nil,
         tracker: (any DispatchTracker<State>)? = nil
     ) {
         self.backend = backend

@@ -15,11 +15,11 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     private let gate = CancellationGate()
     /// The gates of the contexts of the dispatches that joined, in the order they joined; `nil`
     /// once one joined whose context has none (a plain dispatch's, which nothing closes).
-    private var joinerGates: [any DispatchGate]? = []
+    private var joinerGates: [DispatchGate]? = []
 
     /// A new ticket for a dispatch whose context has `gate`, or `nil` when the call already ended
     /// or was cancelled (start a fresh one).
-    func join(gate joinerGate: (any DispatchGate)?) -> UInt64? {
+    func join(gate joinerGate: DispatchGate?) -> UInt64? {
         lock.withLock {
             guard result == nil, !isCancelled else { return nil }
             nextTicket += 1
@@ -33,7 +33,7 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     var dispatchGate: SharedCallGate { SharedCallGate(call: self) }
 
     /// The gates of the contexts that joined so far; `nil` when one had none.
-    var gatesOfJoiners: [any DispatchGate]? { lock.withLock { joinerGates } }
+    var gatesOfJoiners: [DispatchGate]? { lock.withLock { joinerGates } }
 
     func attach(_ task: Task<Void, Never>) {
         gate.attach(task)
@@ -92,7 +92,7 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
 /// is cancelled only once they all withdrew), so one of them leaving (its id's work cancelled, its
 /// owner ended, its graph's node cancelled) does not drop what the call dispatches for the others;
 /// once every joiner's own context is closed, nothing it dispatches reaches the state.
-struct SharedCallGate: DispatchGate {
+struct SharedCallGate: Sendable {
     let call: any SharedCallJoiners
 
     // Each joiner's gate is asked with no lock of the call's held (a node's gate takes its run's).
@@ -104,7 +104,7 @@ struct SharedCallGate: DispatchGate {
 
 /// A shared call, for its context's gate, whatever its response type.
 protocol SharedCallJoiners: AnyObject, Sendable {
-    var gatesOfJoiners: [any DispatchGate]? { get }
+    var gatesOfJoiners: [DispatchGate]? { get }
 }
 
 extension SharedCall: SharedCallJoiners {}

@@ -219,7 +219,7 @@ extension GraphRun {
     /// The context of `node`'s action: the store or scope the graph was dispatched to, closed to
     /// the action's dispatches once the node was cancelled.
     private func context(of node: Int, idempotencyKey: IdempotencyKey? = nil) -> ActionContext<State> {
-        ActionContext(backend: backend, gate: NodeGate(run: state, node: node), idempotencyKey: idempotencyKey)
+        ActionContext(backend: backend, gate: .node(NodeGate(run: state, node: node)), idempotencyKey: idempotencyKey)
     }
 
     /// Right before the one attempt of a common node: whether it may start (the run was not cancelled).

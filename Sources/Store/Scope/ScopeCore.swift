@@ -28,7 +28,7 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
         _ action: A, id: WorkID, policy: InFlightPolicy, gate: CancellationGate?, onEnd: (@Sendable () -> Void)?
     ) -> ActionTask<A.Response> where A.State == Child {
         root.startAsync(action, id: id, policy: policy, gate: gate, onEnd: onEnd) { gate in
-            ActionContext(backend: self, gate: gate)
+            ActionContext(backend: self, gate: .cancellation(gate))
         }
     }
 
@@ -45,7 +45,7 @@ final class ScopeCore<Root: Sendable, Child: Sendable>: StoreBackend {
     func dispatchAsync<A: AsyncAction>(
         _ action: A, gate: CancellationGate, onEnd: @escaping @Sendable () -> Void
     ) -> ActionTask<A.Response> where A.State == Child {
-        root.startAsync(action, context: ActionContext(backend: self, gate: gate), onEnd: onEnd)
+        root.startAsync(action, context: ActionContext(backend: self, gate: .cancellation(gate)), onEnd: onEnd)
     }
 
     func cancelWork(id: WorkID) {
