@@ -13,9 +13,8 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
     private var isCancelled = false
     /// The call's task, cancelled when every ticket withdrew, even if it is attached after that.
     private let gate = CancellationGate()
-    /// The gates of the contexts of the dispatches that joined, in the order they joined; `nil`
-    /// once one joined whose context has none (a plain dispatch's, which nothing closes).
-    private var joinerGates: [DispatchGate]? = []
+    /// The gates of the contexts of the dispatches that joined: the call's own context's gate.
+    let joiners = JoinerGates()
 
     /// A new ticket for a dispatch whose context has `gate`, or `nil` when the call already ended
     /// or was cancelled (start a fresh one).
@@ -24,16 +23,10 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
             guard result == nil, !isCancelled else { return nil }
             nextTicket += 1
             activeTickets.insert(nextTicket)
-            if let joinerGate { joinerGates?.append(joinerGate) } else { joinerGates = nil }
+            joiners.add(joinerGate)  // with the ticket: a joiner counts from the moment it holds one
             return nextTicket
         }
     }
-
-    /// The gate of the call's own context (see ``SharedCallGate``).
-    var dispatchGate: SharedCallGate { SharedCallGate(call: self) }
-
-    /// The gates of the contexts that joined so far; `nil` when one had none.
-    var gatesOfJoiners: [DispatchGate]? { lock.withLock { joinerGates } }
 
     func attach(_ task: Task<Void, Never>) {
         gate.attach(task)
@@ -92,22 +85,23 @@ final class SharedCall<Response: Sendable>: CancellableWork, @unchecked Sendable
 /// is cancelled only once they all withdrew), so one of them leaving (its id's work cancelled, its
 /// owner ended, its graph's node cancelled) does not drop what the call dispatches for the others;
 /// once every joiner's own context is closed, nothing it dispatches reaches the state.
-struct SharedCallGate: Sendable {
-    let call: any SharedCallJoiners
+final class JoinerGates: Sendable {
+    /// The joiners' gates, in the order they joined; `nil` once one joined whose context has none
+    /// (a plain dispatch's, which nothing closes).
+    private let gates = LockedValue<[DispatchGate]?>([])
+
+    func add(_ gate: DispatchGate?) {
+        gates.withLock { gates in
+            if let gate { gates?.append(gate) } else { gates = nil }
+        }
+    }
 
     // Each joiner's gate is asked with no lock of the call's held (a node's gate takes its run's).
     var isOpen: Bool {
-        guard let gates = call.gatesOfJoiners else { return true }
-        return gates.contains { $0.isOpen }
+        guard let joined = gates.withLock({ $0 }) else { return true }
+        return joined.contains { $0.isOpen }
     }
 }
-
-/// A shared call, for its context's gate, whatever its response type.
-protocol SharedCallJoiners: AnyObject, Sendable {
-    var gatesOfJoiners: [DispatchGate]? { get }
-}
-
-extension SharedCall: SharedCallJoiners {}
 
 /// "The same call": the action type and its key, under which the store registers a shared call.
 // Why this is safe to share: `key` wraps a `KeyedAsyncAction.Key`, which is required to be `Sendable`;

@@ -63,7 +63,7 @@ extension StoreCore {
         if isNew {
             // The call's context is every joiner's: closed only once all of theirs are.
             let context = ActionContext(
-                backend: context.core, gate: .sharedCall(call.dispatchGate), idempotencyKey: context.idempotencyKey)
+                backend: context.core, gate: .sharedCall(call.joiners), idempotencyKey: context.idempotencyKey)
             let observed = hasEventObservers ? announceStart(of: action) : nil
             let unit = options.workCounter.begin("the shared call of \(A.self) (key \(key.key))")
             call.attach(

@@ -11,8 +11,8 @@ enum DispatchGate: Sendable {
     case cancellation(CancellationGate)
     /// An async graph node's (see ``NodeGate``).
     case node(NodeGate)
-    /// A shared call's (see ``SharedCallGate``).
-    case sharedCall(SharedCallGate)
+    /// A shared call's (see ``JoinerGates``).
+    case sharedCall(JoinerGates)
 
     /// Whether the work was neither cancelled nor replaced.
     var isOpen: Bool {
