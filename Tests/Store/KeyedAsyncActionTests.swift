@@ -226,37 +226,38 @@ extension CoreStore {
             withExtendedLifetime(store) {}
         }
 
-        @Test func whatTheCallDispatchesIsAppliedWhileAScreenThatJoinedItStays() async throws {
+        /// The dispatch that starts a shared call, and how it leaves while another still waits.
+        enum FirstJoiner: String, CaseIterable, Sendable {
+            case screenThatCloses, graphRunThatIsCancelled
+        }
+
+        @Test(arguments: FirstJoiner.allCases)
+        func whatTheCallDispatchesIsAppliedWhileAScreenThatJoinedItStays(first: FirstJoiner) async throws {
             let store = Self.store()
             let server = Server()
             let done = Latch()
-            let (list, detail) = (store.makeOwner("list screen"), store.makeOwner("detail screen"))
-            list.dispatch(FetchAndStore(id: 1, value: 7, server: server, done: done))
+            let fetch = FetchAndStore(id: 1, value: 7, server: server, done: done)
+            let leave: @Sendable () -> Void
+            switch first {
+            case .screenThatCloses:
+                let list = store.makeOwner("list screen")
+                list.dispatch(fetch)
+                leave = { list.end() }
+            case .graphRunThatIsCancelled:
+                var graph = ActionGraph<Int>()
+                graph.run(fetch)
+                let run = store.dispatch(graph)
+                leave = { run.cancel() }
+            }
             try await withDeadline(10, "the call to start") { try await server.started.wait() }
+            let detail = store.makeOwner("detail screen")
             let staying = detail.dispatch(FetchAndStore(id: 1, value: 8, server: server, done: done))
 
-            list.end()  // the screen whose dispatch started the call closes
+            leave()  // the dispatch that started the call goes away
             server.release.open()
 
             #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "7")
             #expect(store.state == 7, "the call still served a screen: what it dispatched reaches the state")
-        }
-
-        @Test func whatTheCallDispatchesIsAppliedWhenTheRunThatStartedItIsCancelled() async throws {
-            let store = Self.store()
-            let server = Server()
-            let done = Latch()
-            var graph = ActionGraph<Int>()
-            graph.run(FetchAndStore(id: 1, value: 7, server: server, done: done))
-            let run = store.dispatch(graph)
-            try await withDeadline(10, "the call to start") { try await server.started.wait() }
-            let staying = store.dispatch(FetchAndStore(id: 1, value: 8, server: server, done: done))
-
-            run.cancel()
-            server.release.open()
-
-            #expect(try await withDeadline(10, "the staying dispatch") { try await staying.value } == "7")
-            #expect(store.state == 7, "the call still served a dispatch: what it dispatched reaches the state")
         }
 
         @Test func whatTheCallDispatchesIsDroppedOnceEveryScreenThatJoinedItClosed() async throws {
