@@ -345,8 +345,17 @@ public struct ActionGraph<State: Sendable>: Sendable {
     ) async -> Result<ResponseSlot, any Error> where A.State == State {
         let run = run(start.run)
         guard run.mayRun(start.node) else { return .failure(CancellationError()) }
-        let action = PureCall.run(.makeClosure) { make(run.inputs(of: start.node), run.backend) }
-        return await run.attempts(of: action, start, keyedCheck)
+        return await run.attempts(of: action(of: start.node, in: run, make), start, keyedCheck)
+    }
+
+    /// The action `make` builds for `node` of `run`, as a pure call. A sync function, never inlined:
+    /// what building it takes stays on the thread's stack, not in the frame the node's task keeps
+    /// while the action runs.
+    @inline(never)
+    private static func action<A: AsyncAction>(
+        of node: Int, in run: GraphRun<State>, _ make: (NodeInputs, any StoreBackend<State>) -> A
+    ) -> A {
+        PureCall.run(.makeClosure) { make(run.inputs(of: node), run.backend) }
     }
 
     /// The prerequisites of node `index`.
