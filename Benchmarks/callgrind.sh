@@ -12,7 +12,7 @@ count=${1:-2000}
 shift || true
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
-  cases=(readme readme-by-hand readme-build readme-built-once empty-graph one-sync-node dispatch bare-reducer
+  cases=(readme readme-by-hand readme-build readme-built-once empty-graph one-sync-node dispatch bare-reducer dispatch-floor
          one-async-node task-value calls-child-tasks calls-tasks chain chain-by-hand chain-build chain-floor
          readme-floor fan fan-by-hand
          combine-first combine-last by-hand-first by-hand-last notify select)

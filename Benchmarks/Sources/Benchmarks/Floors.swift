@@ -1,5 +1,11 @@
 import OresRedux
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // MARK: - Floors: what any executor with the store's API pays the runtime, before any work of its own
 
 // `store.dispatch(graph)` returns a run at once, without awaiting, so the run's async nodes must run
@@ -72,4 +78,51 @@ func readmeFloor(_ store: Store<AppState>) async {
 func readmeFloorWithBuilding(_ store: Store<AppState>) async {
     blackhole(readmeGraph().count)
     await readmeFloor(store)
+}
+
+/// What a sync dispatch that any thread may call pays before it is the store's own work: one read
+/// of a thread-local key (whether this thread runs a reducer, which must not dispatch) and the
+/// reducer under a recursive pthread mutex (a dispatch waits for another thread's reducer, and code
+/// a reducer calls may take the lock again). No pipeline, no queue, no subscriber check.
+final class LockedReducerFloor: @unchecked Sendable {
+    // Unchecked: used from one thread in the Benchmarks; the mutex and key are made in init and
+    // released in deinit only.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var key = pthread_key_t()
+    private let reducer: Reducer<BenchState>
+    // Behind a pointer, as a store keeps it: a `var` of a class would add a runtime exclusivity
+    // check to each call, which the store does not pay.
+    private let state = UnsafeMutablePointer<BenchState>.allocate(capacity: 1)
+
+    init(_ reducer: Reducer<BenchState>) {
+        self.reducer = reducer
+        state.initialize(to: BenchState())
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+        pthread_key_create(&key, nil)
+    }
+
+    deinit {
+        pthread_key_delete(key)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// Applies `action` `count` times, each as a dispatch must: the thread's mark, then the reducer
+    /// under the lock.
+    @inline(never)
+    func dispatch(_ action: any Action, _ count: Int) {
+        for _ in 0..<count {
+            guard pthread_getspecific(key) == nil else { fatalError("the floor's key is never set") }
+            pthread_mutex_lock(mutex)
+            reducer(&state.pointee, action)
+            pthread_mutex_unlock(mutex)
+        }
+        blackhole(state.pointee.count)
+    }
 }

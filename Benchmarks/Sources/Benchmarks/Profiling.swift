@@ -7,8 +7,9 @@ func profileCase(_ arguments: [String]) async -> Int32 {
     let cases = [
         "readme", "readme-by-hand", "readme-build", "readme-built-once", "empty-graph", "one-sync-node",
         "one-async-node", "task-value", "group-child", "calls-child-tasks", "calls-tasks", "async-let",
-        "dispatch", "notify", "select", "bare-reducer", "combine-first", "combine-last", "by-hand-first",
-        "by-hand-last", "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build", "chain-floor",
+        "dispatch", "notify", "select", "bare-reducer", "dispatch-floor", "combine-first", "combine-last",
+        "by-hand-first", "by-hand-last", "graph-sync", "graph-async", "chain", "chain-by-hand", "chain-build",
+        "chain-floor",
         "readme-floor", "fan", "fan-by-hand", "query-read", "query-read-key", "query-plain-read",
         "query-plain-read-by-key",
     ]
@@ -66,6 +67,9 @@ func profileCase(_ arguments: [String]) async -> Int32 {
     case "bare-reducer":
         // The sync dispatch's baseline: the reducer `dispatch` runs, for the same action, in a bare loop.
         reduce(opaque(combinedTwentyCases()), opaque(Case10(amount: 1)), count)
+    case "dispatch-floor":
+        // The sync dispatch's floor: the same reducer and action under the lock a dispatch takes.
+        LockedReducerFloor(opaque(combinedTwentyCases())).dispatch(opaque(Case10(amount: 1)), count)
     case "combine-first":
         reduce(opaque(combinedTwentyCases()), opaque(Case1(amount: 1)), count)
     case "combine-last":

@@ -147,8 +147,9 @@ final class Report {
                 + "\(rows.count - measured.count) not measured")
         print(
             "A floor is the same calls on the fewest tasks a run could use, with no graph, against the same "
-                + "baseline: what the runtime charges before the executor does anything. A target set against "
-                + "a floor is taken against the floor measured in this run.")
+                + "baseline: what the runtime charges before the executor does anything (a sync dispatch's, the "
+                + "reducer under the lock and thread-local read any thread-safe dispatch takes). A target set "
+                + "against a floor is taken against the floor measured in this run.")
         print(
             "The ns figures are absolute and move with the machine's load. Ratios move less, but where ours hands "
                 + "work between threads more often than its baseline (the chains above all), a busy machine's "

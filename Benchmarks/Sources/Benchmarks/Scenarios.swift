@@ -288,6 +288,15 @@ func benchDispatch(_ report: Report, budget: Budget) async {
         if subscribers == 0 { report.record(.syncDispatch, result.ratio) }
         for subscription in subscriptions { subscription.cancel() }
     }
+    // The floor under that target: the reducer under the lock and thread-local read any thread-safe
+    // dispatch takes, with no store.
+    let lockedReducer = LockedReducerFloor(reducer)
+    let reducerUnderLock = report.add(
+        await comparePairedSync(
+            "floor", "floor: the reducer under a recursive mutex, a thread-local read",
+            baseline: "the reducer in a bare loop", budget: budget,
+            ours: { lockedReducer.dispatch(action, $0) }, baseline: { reduce(reducer, action, $0) }))
+    report.recordFloor(.syncDispatch, reducerUnderLock.ratio)
     for select in [false, true] {
         let (subscribed, subscriptions) = store(subscribers: 10, select: select)
         let result = report.add(
