@@ -54,12 +54,13 @@ public struct QueryClient<State: Sendable>: Sendable {
     /// Observes `endpoint`'s entry: it is kept (and fetched, unless fresh) while the returned
     /// observation lives, and removed its `keepUnobservedFor` after the last observation ends.
     /// If a call is in flight when the last observation ends, it is cancelled or finishes into the
-    /// cache, as the endpoint's `callWhenUnobserved` says.
+    /// cache, as the endpoint's `callWhenUnobserved` says. Observed through a `WorkOwner`, the
+    /// observation also ends when the owner ends, and its call in flight follows the same rule.
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store) {
-            store.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: nil, in: store) { fetcher in
+            fetcher.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -72,8 +73,8 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: Optional(interval), in: store) {
-            store.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: Optional(interval), in: store) { fetcher in
+            fetcher.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -82,8 +83,8 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store) {
-            store.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: nil, in: store) { fetcher in
+            fetcher.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -92,8 +93,8 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: Optional(interval), in: store) {
-            store.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: Optional(interval), in: store) { fetcher in
+            fetcher.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -125,17 +126,20 @@ public struct QueryClient<State: Sendable>: Sendable {
     }
 
     // Made through a `WorkOwner`, the observation also ends when the owner ends (or at once, if it
-    // has): the owner holds it weakly, so the screen still decides how long it lives. The poll and
-    // the leave are the app's work, not the owner's: one poll serves every screen that polls, and a
-    // leave must reach the cache after the owner ended.
+    // has): the owner holds it weakly, so the screen still decides how long it lives. The fetch, the
+    // poll and the leave are the app's work, not the owner's: the fetch is the observation's, so
+    // when the owner ends, the observation's end lets the endpoint's `callWhenUnobserved` decide
+    // the call in flight (the owner's cancel would drop an answer `.finishIntoCache` keeps); one
+    // poll serves every screen that polls; a leave must reach the cache after the owner ended.
+    // Through an owner that has already ended, the fetch goes to the owner, which refuses it.
     private func observe<Endpoint: QueryDeclaring>(
         _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>,
-        fetch: () -> Void
+        fetch: (TargetDispatcher<State>) -> Void
     ) -> QueryObservation where Endpoint.State == State {
         let key = endpoint.key
         let app = TargetDispatcher(store.dispatchTarget.withoutOwner)
         store.dispatch(QueryObserved(key: key, declaration: endpoint.declaration, polling: polling))
-        fetch()
+        fetch(store.dispatchTarget.ownerHasEnded ? TargetDispatcher(store.dispatchTarget) : app)
         if polling != nil { app.dispatch(QueryPoll(key, cache: cache)) }
         let cache = cache
         let observation = QueryObservation(key: key) {

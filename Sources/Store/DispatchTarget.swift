@@ -36,6 +36,10 @@ public struct DispatchTarget<State: Sendable>: Sendable {
         DispatchTarget(backend: backend, gate: gate, tracker: tracker?.withoutOwner)
     }
 
+    /// Whether this target has an owner and it has ended: an async action or graph started through
+    /// the target now would be refused. `false` for a target without an owner.
+    package var ownerHasEnded: Bool { owner?.isEnded ?? false }
+
     /// Makes other work started through this target end with its owner, if it has one: `end` is
     /// called when the owner ends, or at once if it has ended. `isDone` says that the work ended by
     /// itself (the owner forgets it then). Does nothing for a target without an owner.

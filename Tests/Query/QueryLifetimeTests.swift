@@ -200,6 +200,34 @@ struct QueryLifetimeTests {
         try await store.finish()
     }
 
+    @Test(
+        "a profile's call in flight when its screen's owner ends finishes into the cache, as when the screen's observation ends"
+    )
+    func aCallFinishesIntoTheCacheWhenTheScreensOwnerEnds() async throws {
+        let store = QueryFixtures.makeStore()
+        let profiles = store.hold(Profile.self)
+        let screen = store.makeOwner("Profile screen")
+        let profile = queries.observe(Profile(userID: 1), in: screen)
+        _ = try await profiles.nextCall()
+
+        screen.end()  // the screen closes: its observation ends, and the profile's rule keeps the call
+
+        #expect(profile.isCancelled)
+        #expect(store.state.cache[Profile(userID: 1)]?.isFetching == true)
+        profiles.respond(with: "Ada")
+        try await store.receive(QueryAnswered.self, notAsserting: [\.cache])
+        #expect(store.state.cache[Profile(userID: 1)]?.data(as: String.self) == "Ada")
+        #expect(profiles.calls.count == 1)
+
+        let back = queries.observe(Profile(userID: 1), in: store.makeOwner("Profile screen, again"))
+        #expect(store.state.cache[Profile(userID: 1)]?.data(as: String.self) == "Ada", "fresh: shown without a call")
+        #expect(profiles.calls.count == 1)
+        back.cancel()
+        try await store.clock.run()
+        #expect(store.state.cache[Profile(userID: 1)] == nil)
+        try await store.finish()
+    }
+
     /// A feed whose server call starts, then waits until it is cancelled (by its store's release).
     struct FeedUntilCancelled: QueryEndpoint {
         let started: CoreStore.Latch
