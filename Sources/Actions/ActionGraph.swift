@@ -290,6 +290,12 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// cancel reaches a run that has started and not finished: not when the run finished first, not
     /// for a run refused before it started (dispatched from a reducer, or after its store was
     /// released), and not when releasing the store cancels the run.
+    ///
+    /// A ``WorkOwner``'s end is a cancel when nothing of the run outlives it. When part of the run
+    /// outlives it (``OwnerEndPolicy``) and the end cancelled a node, the action is sent once that
+    /// part ended (and after its fallbacks), as the run's last action: the screen's own sync nodes
+    /// were dropped, and what the run started is still undone. An owner's end that cancelled no
+    /// node, or that came before the run started, sends nothing.
     /// - Parameter action: a sync action; built once, with the graph.
     public mutating func setCancelAction(_ action: some Action) {
         storage.hooks = GraphHooks(cancelAction: action)

@@ -9,7 +9,8 @@ public enum OwnerEndPolicy: Sendable, Equatable {
     case cancel
     /// The node runs to its end, and its response is kept for whoever still awaits it (another
     /// node that outlives the owner, ``GraphRun/value(of:)``, a cache). Its dependents follow their
-    /// own policies: the screen's own sync nodes (the default, ``cancel``) are dropped.
+    /// own policies: the screen's own sync nodes (the default, ``cancel``) are dropped, and the
+    /// graph's cancel action, if it has one, is applied once the run's other work ended.
     case finish
     /// The node runs to its end, and so does everything that depends on it, as if the owner were
     /// still there: the post the user already sent reaches the server, and the list that shows

@@ -165,6 +165,74 @@ struct CancelActionMachineTests {
         #expect(machine.isFinished)
     }
 
+    // MARK: The owner's end
+
+    @Test("an owner's end that cancels part of the run: the cancel action comes once what outlives it ended, last")
+    func ownerEndCancellingPart() {
+        // log in (kept by its policy), then the screen's sync node
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        let ended = machine.ownerEnded(now: Self.at(1), policies: [0: .finish])
+        #expect(machine.status(of: 1) == .cancelled)
+        #expect(!ended.schedule && !ended.finished, "nothing to apply while the call goes on")
+        #expect(!machine.isCancelActionPending)
+        let end = machine.asyncFinished(0, .success("token"), now: Self.at(2))
+        #expect(end.schedule && !end.finished, "the run finishes only after its cancel action")
+        #expect(Self.drain(&machine, now: Self.at(3)) == [.cancelAction])
+        #expect(machine.isFinished && !machine.isCancelled)
+    }
+
+    @Test("an owner's end that cancels part of the run: a fallback kept by a policy goes before the cancel action")
+    func ownerEndKeptFallbackThenCancelAction() {
+        var machine = Self.machine([(false, []), (true, [0])], fallbacks: [0])
+        _ = machine.start(now: .zero)
+        _ = machine.ownerEnded(now: Self.at(1), policies: [0: .finish])
+        let end = machine.asyncFinished(0, .failure(Offline()), now: Self.at(2))
+        #expect(end.schedule)
+        #expect(Self.drain(&machine, now: Self.at(3)) == [.fallback(0), .cancelAction])
+        #expect(machine.isFinished)
+    }
+
+    @Test("an owner's end that every node outlives cancels nothing: no cancel action")
+    func ownerEndCancellingNothing() {
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        _ = machine.ownerEnded(now: Self.at(1), policies: [0: .finishWithDependents])
+        _ = machine.asyncFinished(0, .success(nil), now: Self.at(2))
+        #expect(Self.drain(&machine, now: Self.at(3)) == [.node(1)])
+        #expect(machine.isFinished)
+    }
+
+    @Test("cancel after an owner's end that cancelled part of the run: one cancel action, at the cancel")
+    func cancelAfterPartialOwnerEnd() {
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        _ = machine.ownerEnded(now: Self.at(1), policies: [0: .finish])
+        let cancelled = machine.cancel(now: Self.at(2))
+        #expect(cancelled.cancelWorkers == [0] && cancelled.schedule)
+        #expect(Self.drain(&machine, now: Self.at(3)) == [.cancelAction])
+        #expect(machine.isFinished)
+        #expect(machine.asyncFinished(0, .success(nil), now: Self.at(4)).schedule == false, "and nothing owed after it")
+    }
+
+    @Test("the store's release after an owner's end that cancelled part of the run: no cancel action")
+    func storeReleaseAfterPartialOwnerEnd() {
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        _ = machine.ownerEnded(now: Self.at(1), policies: [0: .finish])
+        let released = machine.cancel(now: Self.at(2), byStoreRelease: true)
+        #expect(released.finished && !released.schedule)
+    }
+
+    @Test("an owner's end before the run started: no cancel action, even when a node then runs")
+    func ownerEndBeforeStartSendsNoCancelAction() {
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.ownerEnded(now: .zero, policies: [0: .finish])
+        _ = machine.start(now: Self.at(1))
+        let end = machine.asyncFinished(0, .success(nil), now: Self.at(2))
+        #expect(end.finished && !end.schedule, "none of the run had started when its screen closed")
+    }
+
     @Test("a graph without a cancel action: cancel finishes the run at once, as before")
     func noCancelAction() {
         var machine = Machine(isSync: [false], prerequisites: [], prerequisiteEnds: [0])

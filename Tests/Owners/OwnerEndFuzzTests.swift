@@ -5,7 +5,9 @@ import Testing
 /// Owners ended at random moments, while their runs go on and another thread dispatches, checked
 /// against what the policies promise: every run ends; nothing cancelled is ever applied; a screen's
 /// sync node applies after the end returned only if it was being applied at that moment (one per
-/// run at most); what finishes with its dependents is applied in the usual order.
+/// run at most); what finishes with its dependents is applied in the usual order; the graph's
+/// cancel action is applied once, as the run's last action, exactly when the end cancelled part of
+/// a run that had started.
 @Suite("Owners ended at random moments")
 struct OwnerEndFuzzTests {
     typealias AppState = OwnerStories.AppState
@@ -32,6 +34,7 @@ struct OwnerEndFuzzTests {
         let f = graph.send(after: e) { _ in Note("f \(tag)") }
         graph.setOwnerEndPolicy(.finish, for: c)
         graph.setOwnerEndPolicy(.finishWithDependents, for: e)
+        graph.setCancelAction(Note("cancel \(tag)"))
         return (graph, { Chains(run: $0, owner: owner, index: run, a: a, b: b, c: c, d: d, e: e, f: f) })
     }
 
@@ -41,12 +44,14 @@ struct OwnerEndFuzzTests {
             var random = SplitMix64(seed: seed &* 1000 &+ UInt64(round))
             let sequence = LockedValue(0)
             let applied = LockedValue<[String: Int]>([:])
+            let appliedCount = LockedValue<[String: Int]>([:])
             let store = OwnerStories.makeStore(onAction: { action in
                 guard let note = action as? Note else { return }
                 let at = sequence.withLock {
                     $0 += 1; return $0
                 }
                 applied.withLock { $0[note.text] = at }
+                appliedCount.withLock { $0[note.text, default: 0] += 1 }
             })
             let ownerCount = 3
             let owners = (0..<ownerCount).map { store.makeOwner("Screen \($0)") }
@@ -85,6 +90,7 @@ struct OwnerEndFuzzTests {
             }
 
             let appliedAt = applied.withLock { $0 }
+            let counts = appliedCount.withLock { $0 }
             let ends = endedAt.withLock { $0 }
             for (chain, report) in zip(runs, reports) {
                 let tag = "o\(chain.owner) r\(chain.index)"
@@ -102,8 +108,19 @@ struct OwnerEndFuzzTests {
                     return (appliedAt["\(text) \(tag)"] ?? 0) > end
                 }
                 #expect(late.count <= 1, "only the node in hand at the end completes after it")
+                let cancelAction = counts["cancel \(tag)"]
                 // Dispatched after its owner ended: refused, nothing ran.
-                if report.allSatisfy({ $0.outcome == .cancelled }) { continue }
+                if report.allSatisfy({ $0.outcome == .cancelled }) {
+                    #expect(cancelAction == nil, "a refused run sends no cancel action (\(tag))")
+                    continue
+                }
+                if report.contains(where: { $0.outcome == .cancelled }) {
+                    #expect(cancelAction == 1, "the end cancelled part of \(tag): its cancel action, once")
+                    let last = ["b", "d", "f"].compactMap { appliedAt["\($0) \(tag)"] }.max() ?? 0
+                    #expect((appliedAt["cancel \(tag)"] ?? 0) > last, "the cancel action is \(tag)'s last action")
+                } else {
+                    #expect(cancelAction == nil, "the end cancelled nothing of \(tag)")
+                }
                 #expect(report[chain.e.index].outcome == .succeeded, "the post always finishes")
                 #expect(report[chain.f.index].outcome == .succeeded, "and the list always learns of it")
                 #expect(report[chain.c.index].outcome == .succeeded, "the kept answer always finishes")

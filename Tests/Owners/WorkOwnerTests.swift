@@ -47,6 +47,33 @@ struct WorkOwnerTests {
         #expect(run.isEndedByOwner)
     }
 
+    @Test(
+        "closing the log-in screen while its kept call runs: the screen's sign-in is dropped, and its cancel action is applied once that call ended, last"
+    )
+    func theCancelActionFollowsWhatOutlivesTheScreen() async throws {
+        let store = OwnerStories.makeStore()
+        let owner = store.makeOwner("Log-in screen")
+        let logInGate = Gate()
+        var graph = Graph()
+        let spinnerOn = graph.send(Note("spinner on"))
+        let logIn = graph.run(after: spinnerOn) { _ in Call("session", logInGate) }
+        let signedIn = graph.send(after: logIn) { session in Note("signed in: \(session)") }
+        graph.setOwnerEndPolicy(.finish, for: logIn)  // the session is worth keeping
+        graph.setCancelAction(Note("spinner off"))
+        let run = owner.dispatch(graph)
+        try await withDeadline(10, "the log-in in flight") { await logInGate.arrivals(1) }
+
+        owner.end()
+
+        #expect(run.report[signedIn].outcome == .cancelled, "the screen's own sync node is dropped")
+        #expect(store.state.applied == ["spinner on"], "nothing more while the kept call runs")
+        logInGate.open()
+        let report = try await withDeadline { await run.wait() }
+        #expect(report[logIn].outcome == .succeeded)
+        #expect(store.state.applied == ["spinner on", "spinner off"], "the cancel action, once, last")
+        #expect(run.isEndedByOwner)
+    }
+
     @Test("closing the composer after the post was sent: the post finishes and the list learns of it")
     func postOutlivesTheComposer() async throws {
         let store = OwnerStories.makeStore()

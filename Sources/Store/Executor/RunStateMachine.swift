@@ -108,6 +108,9 @@ struct RunStateMachine {
     private var pendingFallbacks = 0
     /// The cancel action is queued or in hand, not yet applied: the run is not finished before it is.
     private(set) var isCancelActionPending = false
+    /// The owner's end cancelled part of the run while the rest outlives it: the cancel action is
+    /// queued once everything else is accounted for, as the run's last action.
+    private var owesCancelAction = false
     /// Whether the run is observed (the store had event observers at dispatch): events then list
     /// the nodes that become terminal (``RunSteps/ended``) and resume waiters behind the events
     /// recorded before them. Off otherwise, so an unobserved run pays nothing for them.
@@ -473,6 +476,7 @@ struct RunStateMachine {
         guard phase == .notStarted || phase == .running else { return effects }
         effects.cancelledByStoreRelease = byStoreRelease
         let sendsCancelAction = hasCancelAction && phase == .running && !byStoreRelease
+        owesCancelAction = false  // sent now, or never
         phase = .cancelled
         isCancelled = true
         for node in nodes.indices {
@@ -522,7 +526,9 @@ struct RunStateMachine {
     /// owner is dropped (refused if in hand). A sync node being applied at this moment completes.
     ///
     /// When nothing outlives the owner, this is ``cancel(now:byStoreRelease:)`` (the graph's cancel
-    /// action included). Otherwise the run goes on with what outlives it, in the usual order. An
+    /// action included). Otherwise the run goes on with what outlives it, in the usual order, and
+    /// when the end cancelled a node, the graph's cancel action is applied once that is done, as the
+    /// run's last action (what the run started is undone even though part of it finished). An
     /// end that comes before the run started is decided by ``start(now:endedBefore:)``, before it
     /// releases anything (and sends no cancel action: none of the run's nodes ran). Calling it
     /// again, or on a run that finished or was cancelled, does nothing. Every owner's end waits
@@ -545,6 +551,7 @@ struct RunStateMachine {
         }
         let now = advance(to: now)
         endForOwner(outlives: outlives, wanted: wanted, now: now, &effects)
+        owesCancelAction = hasCancelAction && !cancelledByOwner.isEmpty
         if !hasSyncWorkPending { resumeSyncWorkWaiters(&effects) }
         checkFinished(&effects)
         return effects
@@ -854,6 +861,12 @@ struct RunStateMachine {
         guard phase == .running || phase == .cancelled,
             terminalCount == nodes.count, pendingFallbacks == 0, !isCancelActionPending, itemInHand == nil
         else { return }
+        if owesCancelAction {
+            owesCancelAction = false
+            isCancelActionPending = true
+            enqueueSync(.cancelAction, &effects)
+            return
+        }
         phase = .finished
         effects.finished = true
         // `+=` hands over the list itself when nothing else resumes (the common case): no copy.
