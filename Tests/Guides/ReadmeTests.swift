@@ -3,8 +3,8 @@ import OresRedux
 import OresReduxTesting
 import Testing
 
-// The snippets of README.md ("The counter", "Two network calls, then one update"), as written
-// there, with an `api` that answers at once. The TestStore section has its own tests.
+// The snippets of README.md ("The counter", "Two network calls, then one update", "Testing the
+// order of things"), as written there, with an `api` that answers at once.
 
 /// The README's network client: here a stub whose feed can fail.
 private struct StubAPI: Readme.API {
@@ -32,10 +32,10 @@ private final class ReadmeFlag: @unchecked Sendable {
 }
 
 enum Readme {
-    struct Session: Sendable { var token: String }
-    struct Profile: Sendable { var name: String }
-    struct Post: Sendable { var id: Int; var text: String }
-    struct AppState: Sendable {
+    struct Session: Equatable, Sendable { var token: String }
+    struct Profile: Equatable, Sendable { var name: String }
+    struct Post: Equatable, Sendable { var id: Int; var text: String }
+    struct AppState: Equatable, Sendable {
         var profile: Profile?
         var feed: [Post] = []
         var banner: String?
@@ -72,6 +72,66 @@ enum Readme {
 
     struct Increment: Action { var amount = 1 }
     struct Reset: Action {}
+
+    /// The graph above, built by one function that the app and its tests share.
+    static func homeGraph() -> (graph: ActionGraph<AppState>, feed: Node<[Post]>, home: Node<Void>) {
+        var graph = ActionGraph<AppState>()
+        let session = graph.run(LogIn(user: "ada", password: "lovelace"))
+        let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
+        let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
+        let home = graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
+        graph.setTimeout(.seconds(5), for: feed)
+        graph.setFallback(for: feed) { error in ShowBanner(message: "could not load the feed") }
+        return (graph, feed, home)
+    }
+}
+
+/// README's "Testing the order of things", as written there, on the README's own types.
+@Suite("README: testing the order of things")
+struct ReadmeTestStoreTests {
+    typealias AppState = Readme.AppState
+    typealias Session = Readme.Session
+    typealias Profile = Readme.Profile
+    typealias Post = Readme.Post
+    typealias LogIn = Readme.LogIn
+    typealias FetchProfile = Readme.FetchProfile
+    typealias FetchFeed = Readme.FetchFeed
+    typealias ShowHome = Readme.ShowHome
+    typealias ShowBanner = Readme.ShowBanner
+    let appReducer = Readme.appReducer
+    func homeGraph() -> (graph: ActionGraph<AppState>, feed: Node<[Post]>, home: Node<Void>) { Readme.homeGraph() }
+
+    @Test func homeShowsProfileAndFeedAfterLogIn() async throws {
+        let store = TestStore(initialState: AppState(), reducer: appReducer)
+        store.stub(LogIn.self, with: Session(token: "t1"))
+        store.stub(FetchProfile.self) { action in Profile(name: "Ada (\(action.token))") }
+        store.stub(FetchFeed.self, with: [Post(id: 1, text: "hello")])
+
+        store.dispatch(homeGraph().graph)
+
+        try await store.receive(ShowHome.self) {  // the profile fetched with the log-in's token
+            $0.profile = Profile(name: "Ada (t1)")
+            $0.feed = [Post(id: 1, text: "hello")]
+        }
+        try await store.finish()  // nothing left unasserted, no stub missing, every run ended
+    }
+
+    @Test func aSlowFeedTimesOutInVirtualTime() async throws {
+        let store = TestStore(initialState: AppState(), reducer: appReducer)
+        store.stub(LogIn.self, with: Session(token: "t1"))
+        store.stub(FetchProfile.self, with: Profile(name: "Ada"))
+        let feed = store.hold(FetchFeed.self)  // never answers until told to
+
+        let home = homeGraph()  // the feed has a 5 s timeout
+        let run = store.dispatch(home.graph)
+        _ = try await feed.nextCall()
+        try await store.clock.waitForSleepers(1)
+        await store.clock.advance(by: .seconds(5))  // microseconds, not 5 seconds
+
+        try await store.receive(ShowBanner.self) { $0.banner = "could not load the feed" }
+        try await store.assertSkipped(home.home, in: run, because: home.feed)
+        try await store.finish()
+    }
 }
 
 @Suite("README", .serialized)

@@ -16,10 +16,12 @@ enum ScreenGuideApp {
         var game: GameState? = GameState()
     }
 
+    struct Session: Sendable { var token: String }
+
     struct LogIn: AsyncAction {
         let user: String
         let password: String
-        func run(_ context: ActionContext<AppState>) async throws -> String { "token-\(user)" }
+        func run(_ context: ActionContext<AppState>) async throws -> Session { Session(token: "token-\(user)") }
     }
 
     struct FetchProfile: AsyncAction {
@@ -124,14 +126,14 @@ struct WorkThatBelongsToAScreenGuideTests {
         let owner = store.makeOwner("Log-in screen")
 
         var graph = ActionGraph<AppState>()
-        let token = graph.run(LogIn(user: "ada", password: "secret"))
-        let profile = graph.run(after: token) { token in FetchProfile(token: token) }
-        let feed = graph.run(after: token) { token in FetchFeed(token: token) }
+        let session = graph.run(LogIn(user: "ada", password: "secret"))
+        let profile = graph.run(after: session) { session in FetchProfile(token: session.token) }
+        let feed = graph.run(after: session) { session in FetchFeed(token: session.token) }
         graph.send(after: profile, feed) { profile, feed in ShowHome(profile: profile, feed: feed) }
         graph.setOwnerEndPolicy(.finish, for: profile)  // the cache keeps the profile
         let run = owner.dispatch(graph)
 
-        _ = try await withDeadline { try await run.value(of: token) }
+        _ = try await withDeadline { try await run.value(of: session) }
         owner.end()
         let profileValue = try await withDeadline { try await run.value(of: profile) }
         #expect(profileValue == "Ada")
