@@ -55,12 +55,14 @@ public struct QueryClient<State: Sendable>: Sendable {
     /// observation lives, and removed its `keepUnobservedFor` after the last observation ends.
     /// If a call is in flight when the last observation ends, it is cancelled or finishes into the
     /// cache, as the endpoint's `callWhenUnobserved` says. Observed through a `WorkOwner`, the
-    /// observation also ends when the owner ends, and its call in flight follows the same rule.
+    /// observation also ends when the owner ends, and its call in flight follows the same rule;
+    /// through an owner that has ended, it comes back ended, nothing is fetched, and the store
+    /// reports the refusal (`StoreDiagnostic.Kind.dispatchRefusedByOwner`).
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store) { fetcher in
-            fetcher.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: nil, in: store) { app in
+            app.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -73,8 +75,8 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: Optional(interval), in: store) { fetcher in
-            fetcher.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: Optional(interval), in: store) { app in
+            app.dispatch(FetchQuery(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -83,8 +85,8 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: nil, in: store) { fetcher in
-            fetcher.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: nil, in: store) { app in
+            app.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -93,8 +95,8 @@ public struct QueryClient<State: Sendable>: Sendable {
     public func observe<Endpoint: QueryPagedEndpoint>(
         _ endpoint: Endpoint, polling interval: Duration, in store: some ActionDispatcher<State>
     ) -> QueryObservation where Endpoint.State == State {
-        observe(endpoint, polling: Optional(interval), in: store) { fetcher in
-            fetcher.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
+        observe(endpoint, polling: Optional(interval), in: store) { app in
+            app.dispatch(FetchQueryPages(endpoint, cache: cache).because(.observed))
         }
     }
 
@@ -131,15 +133,21 @@ public struct QueryClient<State: Sendable>: Sendable {
     // when the owner ends, the observation's end lets the endpoint's `callWhenUnobserved` decide
     // the call in flight (the owner's cancel would drop an answer `.finishIntoCache` keeps); one
     // poll serves every screen that polls; a leave must reach the cache after the owner ended.
-    // Through an owner that has already ended, the fetch goes to the owner, which refuses it.
+    // Through an owner that has already ended, nothing is observed or fetched: the observation
+    // comes back ended, and the store reports the refusal, as the owner does for its own work.
     private func observe<Endpoint: QueryDeclaring>(
         _ endpoint: Endpoint, polling: Duration?, in store: some ActionDispatcher<State>,
         fetch: (TargetDispatcher<State>) -> Void
     ) -> QueryObservation where Endpoint.State == State {
         let key = endpoint.key
+        guard !store.dispatchTarget.refusesForEndedOwner("An observation of \(Endpoint.self)") else {
+            let refused = QueryObservation(key: key) {}
+            refused.cancel()
+            return refused
+        }
         let app = TargetDispatcher(store.dispatchTarget.withoutOwner)
         store.dispatch(QueryObserved(key: key, declaration: endpoint.declaration, polling: polling))
-        fetch(store.dispatchTarget.ownerHasEnded ? TargetDispatcher(store.dispatchTarget) : app)
+        fetch(app)
         if polling != nil { app.dispatch(QueryPoll(key, cache: cache)) }
         let cache = cache
         let observation = QueryObservation(key: key) {

@@ -36,9 +36,16 @@ public struct DispatchTarget<State: Sendable>: Sendable {
         DispatchTarget(backend: backend, gate: gate, tracker: tracker?.withoutOwner)
     }
 
-    /// Whether this target has an owner and it has ended: an async action or graph started through
-    /// the target now would be refused. `false` for a target without an owner.
-    package var ownerHasEnded: Bool { owner?.isEnded ?? false }
+    /// When this target has an owner and it has ended, reports that `what` was refused (a
+    /// ``StoreDiagnostic/Kind/dispatchRefusedByOwner``) and returns `true`: the caller starts
+    /// nothing, as the owner refuses an async action or a graph. `false` otherwise, with no report.
+    package func refusesForEndedOwner(_ what: @autoclosure () -> String) -> Bool {
+        guard let owner, owner.isEnded else { return false }
+        backend.host.report(
+            .dispatchRefusedByOwner,
+            "\(what()) was started through the owner \"\(owner.name)\" after it ended; it was refused.")
+        return true
+    }
 
     /// Makes other work started through this target end with its owner, if it has one: `end` is
     /// called when the owner ends, or at once if it has ended. `isDone` says that the work ended by

@@ -134,11 +134,34 @@ struct QueryLifetimeTests {
         let late = queries.observe(Feed(userID: 1), in: screen)
         #expect(late.isCancelled, "an owner that has ended holds nothing")
         #expect(feeds.calls.count == 1, "and starts nothing")
-        try await store.clock.waitForSleepers(1)
-        await store.clock.advance(by: .seconds(60))
-        try await store.receive(QueryCollected.self, notAsserting: [\.cache])
-        #expect(store.state.cache[Feed(userID: 1)] == nil)
+        #expect(store.state.cache[Feed(userID: 1)] == nil, "not even an entry")
         try await store.finish()
+    }
+
+    @Test(
+        "observing through an owner that has ended observes nothing, fetches nothing, and the store says what was refused"
+    )
+    func observingThroughAnEndedOwnerIsRefused() async throws {
+        let diagnostics = CoreStore.Recorder<StoreDiagnostic>()
+        let observers = LockedValue<[Int]>([])
+        let store = Store(
+            initialState: QueryFixtures.AppState(), reducer: queries.reducer,
+            options: StoreOptions(onDiagnostic: { diagnostics.record($0) }))
+        let watching = store.subscribe({ $0.cache[Feed(userID: 1)]?.observers ?? 0 }) { count in
+            observers.withLock { $0.append(count) }
+        }
+        let screen = store.makeOwner("Feed screen")
+        screen.end()
+
+        let feed = queries.observe(Feed(userID: 1), in: screen)
+
+        #expect(feed.isCancelled)
+        #expect(store.state.cache[Feed(userID: 1)] == nil, "no entry made for it")
+        #expect(observers.withLock { $0 } == [0], "no observer counted in and out")
+        #expect(diagnostics.values.map(\.kind) == [.dispatchRefusedByOwner])
+        #expect(diagnostics.values.first?.message.contains("Feed") == true, "it names the endpoint")
+        #expect(diagnostics.values.first?.message.contains("FetchQuery") == false, "not the cache's machinery")
+        watching.cancel()
     }
 
     @Test("a screen's owner ending leaves the one poll to the screen that still polls")
