@@ -127,6 +127,53 @@ extension DurableReplayMachineTests {
         #expect(machine.isFinished)
     }
 
+    /// upload (async) -> uploaded (sync); charge (async, after upload, fallback) -> charged (sync);
+    /// notify (async, after upload) -> notified (sync); sync (after upload and charge).
+    static func checkout() -> Machine {
+        Machine(
+            isSync: [false, true, false, true, false, true, true], prerequisites: [0, 0, 2, 0, 4, 0, 2],
+            prerequisiteEnds: [0, 1, 2, 3, 4, 5, 7], nodesWithFallback: [2])
+    }
+
+    @Test(
+        "replays released together play in the order their ends came: a later branch that ended first applies first"
+    )
+    func replaysReleasedTogetherPlayInTheOrderTheirEndsCame() {
+        // Before the relaunch: upload ended, then notify (its sync node applied, not saved), while
+        // charge was in flight; this launch settles charge (its check found the call). An
+        // uninterrupted run applied notified before charge ended.
+        var machine = Self.checkout()
+        _ = machine.start(
+            now: .zero,
+            endedBefore: [
+                Ended(node: 0, result: .success("url"), order: 0),
+                Ended(node: 2, result: .success("ch_1"), order: .max),
+                Ended(node: 4, result: .success("n"), order: 1),
+            ])
+        #expect(Self.drain(&machine) == [.node(1), .node(5), .node(3), .node(6)])
+        #expect(machine.isFinished)
+
+        var failed = Self.checkout()
+        _ = failed.start(
+            now: .zero,
+            endedBefore: [
+                Ended(node: 0, result: .success("url"), order: 0),
+                Ended(node: 2, result: .failure(Offline()), order: .max),
+                Ended(node: 4, result: .success("n"), order: 1),
+            ])
+        #expect(Self.drain(&failed) == [.node(1), .node(5), .fallback(2)], "the fallback after what ended first")
+
+        var inGraphOrder = Self.checkout()
+        _ = inGraphOrder.start(
+            now: .zero,
+            endedBefore: [
+                Ended(node: 0, result: .success("url"), order: 0),
+                Ended(node: 2, result: .success("ch_1"), order: 1),
+                Ended(node: 4, result: .success("n"), order: 2),
+            ])
+        #expect(Self.drain(&inGraphOrder) == [.node(1), .node(3), .node(6), .node(5)])
+    }
+
     @Test("a resumed run cancelled before its replays played keeps their recorded outcomes")
     func cancelledBeforeReplaysPlayed() {
         var machine = Machine(

@@ -187,6 +187,20 @@ struct ResumePlanTests {
         #expect(threw.checks.isEmpty)
     }
 
+    @Test("each replayed end keeps its place among the journal's ends; an end settled now comes after them all")
+    func replayedEndsKeepTheJournalsOrder() {
+        // upload, then charge and notify side by side: notify ended first, charge was in doubt.
+        let nodes = [async("upload"), async("charge", .ask, after: [0]), async("notify", after: [0])]
+        let records = [
+            started("upload"), ended("upload", .response(Data("1".utf8))),
+            started("charge", 1, .ask), started("notify"), ended("notify", .response(Data("3".utf8))),
+        ]
+        var resumed = plan(records, nodes)
+        resumed.answered(1, .succeeded(wrapResponse(2), end: .response(Data("2".utf8))))
+        let ends = resumed.resumed.endedBefore.sorted { $0.order < $1.order }
+        #expect(ends.map(\.node) == [0, 2, 1], "upload, notify (ended before the relaunch), then charge (settled now)")
+    }
+
     @Test("in doubt under .ask, and today's graph has no check for the node: not called again")
     func askWithoutCheck() {
         let plan = plan([started("a", 1, .ask)], [async("a", .rerunWithSameKey)])

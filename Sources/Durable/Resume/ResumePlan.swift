@@ -73,6 +73,10 @@ struct ResumePlan {
 
     /// Each node's fate, by index.
     private(set) var fates: [Fate]
+    /// Where each async node replayed from the journal ended among the run's records (the
+    /// position of the record of its end): replays released together play in that order. A node
+    /// settled by this launch has none: it ended after every recorded end.
+    private var endedAt: [Int: Int] = [:]
     /// Records that settle in-doubt attempts, in the order decided.
     private(set) var settlements: [Settlement] = []
     /// Labels of the nodes whose last attempt was in flight when the app stopped.
@@ -130,7 +134,8 @@ struct ResumePlan {
                 resumed.nextAttempt[node] = next
                 resumed.failedAttempts[node] = failed
             case .replayed(let result, let sendsFallback):
-                resumed.endedBefore.append(.init(node: node, result: result, sendsFallback: sendsFallback))
+                resumed.endedBefore.append(
+                    .init(node: node, result: result, sendsFallback: sendsFallback, order: endedAt[node] ?? .max))
             case .cancelled:
                 resumed.endedBefore.append(.init(node: node, result: .failure(CancellationError()), isCancelled: true))
             case .asking:
@@ -193,6 +198,7 @@ struct ResumePlan {
             break  // no side effect: a delay waits again
         case .async(let durable):
             if let response = attempts.response {
+                endedAt[node] = attempts.respondedAt
                 fates[node] =
                     switch durable.decode(response) {
                     case .success(let value): .replayed(.success(value), sendsFallback: false)
@@ -206,12 +212,16 @@ struct ResumePlan {
             switch attempts.ends[last.attempt] {
             case .failedInDoubt(let key)?:
                 // A launch before this one settled it in doubt (and journaled that): not decided again.
+                endedAt[node] = attempts.endedAt[last.attempt]
                 fates[node] = replayedFailure(node, DurableRunError.inDoubt(node: label, key: key))
             case .failed(let description)?:
-                fates[node] =
-                    attempts.failures >= durable.maxAttempts
-                    ? replayedFailure(node, DurableRunError.failedBeforeRelaunch(node: label, description: description))
-                    : continues
+                guard attempts.failures >= durable.maxAttempts else {
+                    fates[node] = continues
+                    return
+                }
+                endedAt[node] = attempts.endedAt[last.attempt]
+                fates[node] = replayedFailure(
+                    node, DurableRunError.failedBeforeRelaunch(node: label, description: description))
             case .notCalled?, .responseNotJournaled?, .response?:
                 // Never called, or its response kept out of the journal: it runs again, with the same key.
                 fates[node] = continues
@@ -283,12 +293,16 @@ struct JournaledAttempts {
     struct Node {
         /// A journaled response (the node succeeded before).
         var response: Data?
+        /// The position of the record of that response among the run's records.
+        var respondedAt: Int?
         /// The last attempt that started, its key, and the in-doubt policy it started under (`nil`
         /// when journaled by format 1, which did not record it).
         var lastStarted: (attempt: Int, key: IdempotencyKey, inDoubt: JournalRecord.InDoubtRule?)?
         /// How each attempt that recorded its end ended, by attempt number (ends are matched by
         /// number: a timed-out attempt may record its end after the next one started).
         var ends: [Int: JournalRecord.AttemptEnd] = [:]
+        /// The position of each of those ends' records among the run's records, by attempt number.
+        var endedAt: [Int: Int] = [:]
         /// Attempts that failed for a reason of their own (not cancelled, not in doubt, not skipped).
         var failures = 0
     }
@@ -300,7 +314,7 @@ struct JournaledAttempts {
     init(_ records: [JournalRecord], labels: [String]) {
         let index = Dictionary(labels.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         nodes = Array(repeating: Node(), count: labels.count)
-        for record in records {
+        for (position, record) in records.enumerated() {
             switch record {
             case .attemptStarted(let label, let attempt, let key, let inDoubt):
                 guard let node = index[label] else { continue }
@@ -310,8 +324,11 @@ struct JournaledAttempts {
             case .attemptEnded(let label, let attempt, let end):
                 guard let node = index[label] else { continue }
                 nodes[node].ends[attempt] = end
+                nodes[node].endedAt[attempt] = position
                 switch end {
-                case .response(let data): nodes[node].response = data
+                case .response(let data):
+                    nodes[node].response = data
+                    nodes[node].respondedAt = position
                 case .failed: nodes[node].failures += 1
                 case .notCalled, .cancelled, .failedInDoubt, .responseNotJournaled: break
                 }

@@ -27,10 +27,13 @@
 /// ## A resumed run, in the order an uninterrupted one would take
 /// Nodes of a durable run that ended in an earlier launch are *replays*: they are never started
 /// again, but each plays its recorded end at the moment an uninterrupted run would have reached it.
-/// A replayed async node plays when it is released, after the other nodes released at that moment
-/// (as a real end comes after its release); a replayed sync node takes its place in `readySync` and
-/// plays when it reaches the front with no item in hand (as it would have been applied then). So a
-/// fallback replayed after a sync node released earlier is applied after it, as it would have been.
+/// A replayed async node plays once it is released, after the other nodes released at that moment
+/// (as a real end comes after its release); of the replayed async nodes released and not played,
+/// the one whose end came first plays first (``EndedBefore/order``: two branches that ran side by
+/// side ended in the order the journal recorded, not in graph order). A replayed sync node takes
+/// its place in `readySync` and plays when it reaches the front with no item in hand (as it would
+/// have been applied then). So a fallback replayed after a sync node released earlier is applied
+/// after it, and what a branch that ended first released is applied first, as it was.
 ///
 /// Every walk over the graph is a loop, never a recursion, so a million-node chain cannot overflow
 /// the stack.
@@ -88,8 +91,8 @@ struct RunStateMachine {
     private var readySync = ReadyQueue()
     /// Nodes that ended in an earlier launch, whose end has not been played yet (see the overview).
     private var replays: [Int: EndedBefore] = [:]
-    /// Replayed async nodes released and not played yet, in the order they were released.
-    private var replayedEnds: [Int] = []
+    /// Replayed async nodes released and not played yet: the one whose end came first is next.
+    private var replayedEnds = ReplayQueue()
     /// The sync item the pipeline took and has not reported applied yet (the run has one token, so
     /// at most one).
     private(set) var itemInHand: SyncItem?
@@ -505,7 +508,7 @@ struct RunStateMachine {
         }
         readySync = ReadyQueue()
         replays = [:]
-        replayedEnds = []
+        replayedEnds = ReplayQueue()
         if case .fallback = itemInHand { pendingFallbacks = 1 } else { pendingFallbacks = 0 }
         if sendsCancelAction {
             isCancelActionPending = true
@@ -711,6 +714,10 @@ struct RunStateMachine {
         /// It was cancelled before this launch (its run was cancelled): it ends `.cancelled`, and
         /// its dependents are not released through it (each is replayed too, or never ready).
         var isCancelled = false
+        /// Where its end came among the run's ends: the position of its record in the journal, or
+        /// `Int.max` for an end settled by this launch (after every recorded one). Replayed async
+        /// nodes released together play in this order; equal ones in the order they were released.
+        var order = 0
     }
 
     /// Plays the replayed ends that are due, in the order an uninterrupted run would have had them:
@@ -719,11 +726,9 @@ struct RunStateMachine {
     /// nodes, so the front of `readySync` is never a replay when the pipeline takes an item.
     private mutating func playDueReplays(now: Duration, _ effects: inout RunSteps) {
         guard !replays.isEmpty else { return }
-        var played = 0
         while true {
-            if played < replayedEnds.count {
-                play(replayedEnds[played], now: now, &effects)
-                played += 1
+            if let node = replayedEnds.popFirst() {
+                play(node, now: now, &effects)
             } else if itemInHand == nil, case .node(let node) = readySync.first, replays[node] != nil {
                 _ = readySync.popFirst()
                 play(node, now: now, &effects)
@@ -731,7 +736,6 @@ struct RunStateMachine {
                 break
             }
         }
-        replayedEnds.removeAll()
         if !readySync.isEmpty, !isScheduled {
             isScheduled = true
             effects.flags.set(.schedule, true)
@@ -789,10 +793,14 @@ struct RunStateMachine {
 
     /// - Parameter handingOn: an async node may go to the finishing node's task (see `asyncFinished`).
     private mutating func release(_ node: Int, now: Duration, handingOn: Bool = false, _ effects: inout RunSteps) {
-        if !replays.isEmpty, replays[node] != nil {
+        if !replays.isEmpty, let replay = replays[node] {
             // Ended in an earlier launch: never started again; its end plays where it is due.
             nodes[node].status = .ready
-            if nodes[node].isSync { readySync.append(.node(node)) } else { replayedEnds.append(node) }
+            if nodes[node].isSync {
+                readySync.append(.node(node))
+            } else {
+                replayedEnds.insert(node, endedAt: replay.order)
+            }
             return
         }
         if nodes[node].isSync {
@@ -1270,5 +1278,48 @@ extension Array {
         self.init()
         reserveCapacity(count)
         append(contentsOf: repeatElement(value, count: count))
+    }
+}
+
+extension RunStateMachine {
+    /// Replayed async nodes released and not played yet, the earliest end first (a binary heap on
+    /// the end's order, then on the release order, so that equal ends keep the order of release).
+    struct ReplayQueue {
+        private var heap: [(order: Int, released: Int, node: Int)] = []
+        private var released = 0
+
+        mutating func insert(_ node: Int, endedAt order: Int) {
+            heap.append((order, released, node))
+            released += 1
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard Self.precedes(heap[child], heap[parent]) else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func popFirst() -> Int? {
+            guard !heap.isEmpty else { return nil }
+            heap.swapAt(0, heap.count - 1)
+            let first = heap.removeLast().node
+            var parent = 0
+            while true {
+                let (left, right) = (2 * parent + 1, 2 * parent + 2)
+                var next = parent
+                if left < heap.count, Self.precedes(heap[left], heap[next]) { next = left }
+                if right < heap.count, Self.precedes(heap[right], heap[next]) { next = right }
+                guard next != parent else { return first }
+                heap.swapAt(parent, next)
+                parent = next
+            }
+        }
+
+        private static func precedes(
+            _ a: (order: Int, released: Int, node: Int), _ b: (order: Int, released: Int, node: Int)
+        ) -> Bool {
+            (a.order, a.released) < (b.order, b.released)
+        }
     }
 }
