@@ -9,12 +9,15 @@ public struct DurableResumeReport<State: Sendable>: Sendable {
         public let graph: String
         /// The run, started: await it, read its outcomes, or cancel it like any run.
         public let run: GraphRun<State>
-        /// The nodes (labels, in graph order) that ended before this launch and were neither
-        /// called nor applied again: async nodes whose response or final failure was journaled,
-        /// and sync nodes the restored state already held.
+        /// The nodes (labels, in graph order) whose end the run replays, neither called nor applied
+        /// again: async nodes whose response or final failure was journaled, sync nodes the
+        /// restored state already held, and async nodes in doubt that this launch settled without
+        /// calling them (failed in doubt, or found done by an ``InDoubtPolicy/ask(_:)`` check;
+        /// those are in ``inDoubt`` too).
         public let endedBefore: [String]
         /// The async nodes (labels) whose last attempt started and never recorded its end; each
-        /// was handled by its ``InDoubtPolicy``.
+        /// was handled by its ``InDoubtPolicy``: called again, failed in doubt, or settled by its
+        /// check (then also in ``endedBefore``).
         public let inDoubt: [String]
     }
 
