@@ -50,6 +50,28 @@ struct ObservationTests {
         #expect(model.title == "Inbox")
     }
 
+    @Test("waitUntil returns when the waiting task is cancelled, the predicate never met, and the mirror is released")
+    @MainActor
+    func waitUntilEndsWithItsTask() async throws {
+        weak var released: ObservedStore<Screen, Screen>?
+        do {
+            let store = Store(initialState: Screen(), reducer: Self.reducer)
+            let model = ObservedStore(store)
+            released = model
+            let waiting = Task { await model.waitUntil { $0.unread == 99 } }
+            model.dispatch(Receive(count: 1))
+            await model.waitUntil { $0.unread == 1 }  // an update went by, the other waiter stays
+            waiting.cancel()
+            try await withDeadline(10, "the cancelled wait") { await waiting.value }
+            let late = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                await model.waitUntil { $0.unread == 99 }  // cancelled before it waits: returns at once
+            }
+            try await withDeadline(10, "a wait that starts cancelled") { await late.value }
+        }
+        #expect(released == nil, "no waiter keeps the mirror alive")
+    }
+
     @Test("A mirror of a selected part tracks only that part")
     @MainActor
     func selectedPart() async {

@@ -104,14 +104,30 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: ActionDispat
 
     /// Waits until the mirrored value satisfies `predicate` (at once if it already does): for tests
     /// and previews that must see an update arrive on the main actor.
+    ///
+    /// It also returns when the waiting task is cancelled (at once if it already was), with the
+    /// predicate perhaps unmet: read the value again, or check `Task.isCancelled`. A wait that
+    /// returned keeps nothing alive.
     public func waitUntil(_ predicate: @escaping @Sendable (Value) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let satisfied = mirrored.withLock { mirrored -> Bool in
-                if predicate(mirrored.value) { return true }
-                mirrored.waiters.append((predicate, continuation))
-                return false
+        let id = mirrored.withLock { mirrored -> UInt64 in
+            mirrored.lastWaiter += 1
+            return mirrored.lastWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let returns = mirrored.withLock { mirrored -> Bool in
+                    // Cancelled before it waited: the handler below found no waiter to resume.
+                    if predicate(mirrored.value) || Task.isCancelled { return true }
+                    mirrored.waiters.append((id, predicate, continuation))
+                    return false
+                }
+                if returns { continuation.resume() }
             }
-            if satisfied { continuation.resume() }
+        } onCancel: {
+            let cancelled = mirrored.withLock { mirrored in
+                mirrored.waiters.firstIndex { $0.id == id }.map { mirrored.waiters.remove(at: $0) }
+            }
+            cancelled?.continuation.resume()
         }
     }
 
@@ -147,6 +163,8 @@ public final class ObservedStore<State: Sendable, Value: Sendable>: ActionDispat
     private struct Mirrored<V> {
         var value: V
         var tracked: [AnyKeyPath: TrackedMember] = [:]
-        var waiters: [(predicate: @Sendable (V) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: UInt64, predicate: @Sendable (V) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            []
+        var lastWaiter: UInt64 = 0
     }
 }
