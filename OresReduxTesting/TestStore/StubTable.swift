@@ -17,9 +17,12 @@ final class StubTable: AsyncActionInterceptor, Sendable {
 
     private let table = LockedValue(Table())
     let waits: TestStoreWaits
+    /// The test store's state type: its stubs take only the async actions of that state.
+    private let state: Any.Type
 
-    init(waits: TestStoreWaits) {
+    init(waits: TestStoreWaits, state: Any.Type) {
         self.waits = waits
+        self.state = state
     }
 
     func set<A: AsyncAction>(
@@ -45,9 +48,7 @@ final class StubTable: AsyncActionInterceptor, Sendable {
             table.calls[ObjectIdentifier(A.self), default: []].append(action)
             let stub = table.stubs[ObjectIdentifier(A.self)]?.first { $0.matches?(action) ?? true }
             if stub == nil, !(action is any CoordinatingAsyncAction) {
-                table.failures.append(
-                    "\(A.self) was run but has no stub: add store.stub(\(A.self).self, ...) or store.hold(\(A.self).self)"
-                )
+                table.failures.append(missingStub(A.self))
             }
             return stub
         }
@@ -61,6 +62,18 @@ final class StubTable: AsyncActionInterceptor, Sendable {
         let response = try await stub.respond(action, context) as! A.Response
         WorkCounter.current?.note("got its stub's answer")
         return response
+    }
+
+    /// Why a call of `A` failed for want of a stub, and what to do.
+    private func missingStub<A: AsyncAction>(_: A.Type) -> String {
+        guard A.State.self == state else {
+            // A scoped feature's action (dispatched through `store.scope(_:)`): stubs here take
+            // only actions of this store's state, so the fix is a test store of the feature's own.
+            return "\(A.self) was run but has no stub: it is an async action of \(A.State.self), a scope of this "
+                + "test store's state, which this test store cannot stub; test the feature that dispatches it on "
+                + "a TestStore<\(A.State.self)> of its own, and stub it there"
+        }
+        return "\(A.self) was run but has no stub: add store.stub(\(A.self).self, ...) or store.hold(\(A.self).self)"
     }
 
     func calls<A>(of type: A.Type) -> [Any] {

@@ -129,7 +129,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
         weak let weakClock = clock
         let inFlight: @Sendable () -> [String] = { weakClock?.inFlightLines() ?? [] }
         let stubs = StubTable(
-            waits: TestStoreWaits(timeout: { limit.withLock { $0 } }, inFlight: inFlight, counter: counter))
+            waits: TestStoreWaits(timeout: { limit.withLock { $0 } }, inFlight: inFlight, counter: counter),
+            state: State.self)
         var options = StoreOptions(clock: clock, dependencies: dependencies)
         options.interceptor = stubs
         options.workCounter = counter

@@ -186,6 +186,27 @@ struct TestStoreTests {
         #expect(failure?.message.contains("FetchFeed was run but has no stub") == true)
     }
 
+    /// A search feature written against a scope of the app's state.
+    struct Shop: Equatable, Sendable { var search = Search() }
+    struct Search: Equatable, Sendable { var results: [String] = [] }
+    struct SearchCatalog: AsyncAction {
+        func run(_ context: ActionContext<Search>) async throws -> [String] { ["saw"] }
+    }
+
+    @Test(
+        "A scoped feature's async action run on the app's test store: the failure says to test the feature on its own")
+    func missingStubOfAScopedFeature() async throws {
+        let store = TestStore(initialState: Shop(), reducer: .scope(\Shop.search, Reducer<Search>.combine()))
+        let task = store.store.scope(\.search).dispatch(SearchCatalog())
+        _ = try? await withDeadline { try await task.value }
+
+        let failure = await #expect(throws: TestStoreFailure.self) { try await store.finish() }
+        let message = failure?.message ?? ""
+        #expect(message.contains("SearchCatalog was run but has no stub"))
+        #expect(message.contains("TestStore<Search>"), "it names the test store that can stub it: \(message)")
+        #expect(!message.contains("store.stub(SearchCatalog.self"), "a stub this test store cannot take")
+    }
+
     @Test("Finish lists actions that reached the reducer but were not asserted")
     func unassertedActionsFailFinish() async throws {
         let store = TestStore(initialState: App.State(), reducer: App.reducer)
