@@ -1282,44 +1282,29 @@ extension Array {
 }
 
 extension RunStateMachine {
-    /// Replayed async nodes released and not played yet, the earliest end first (a binary heap on
-    /// the end's order, then on the release order, so that equal ends keep the order of release).
+    /// Replayed async nodes released and not played yet, the earliest end first; equal ends in the
+    /// order they were released.
     struct ReplayQueue {
-        private var heap: [(order: Int, released: Int, node: Int)] = []
+        private struct Released: Comparable {
+            let order: Int
+            let released: Int
+            let node: Int
+
+            static func < (lhs: Released, rhs: Released) -> Bool {
+                (lhs.order, lhs.released) < (rhs.order, rhs.released)
+            }
+        }
+
+        private var heap = MinHeap<Released>()
         private var released = 0
 
         mutating func insert(_ node: Int, endedAt order: Int) {
-            heap.append((order, released, node))
+            heap.insert(Released(order: order, released: released, node: node))
             released += 1
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard Self.precedes(heap[child], heap[parent]) else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
         }
 
         mutating func popFirst() -> Int? {
-            guard !heap.isEmpty else { return nil }
-            heap.swapAt(0, heap.count - 1)
-            let first = heap.removeLast().node
-            var parent = 0
-            while true {
-                let (left, right) = (2 * parent + 1, 2 * parent + 2)
-                var next = parent
-                if left < heap.count, Self.precedes(heap[left], heap[next]) { next = left }
-                if right < heap.count, Self.precedes(heap[right], heap[next]) { next = right }
-                guard next != parent else { return first }
-                heap.swapAt(parent, next)
-                parent = next
-            }
-        }
-
-        private static func precedes(
-            _ a: (order: Int, released: Int, node: Int), _ b: (order: Int, released: Int, node: Int)
-        ) -> Bool {
-            (a.order, a.released) < (b.order, b.released)
+            heap.isEmpty ? nil : heap.removeFirst().node
         }
     }
 }
