@@ -287,9 +287,11 @@ public struct ActionGraph<State: Sendable>: Sendable {
     /// The action goes through the store's pipeline (middleware, reducer, subscribers) exactly once,
     /// after any sync node being applied at the moment of the cancel, and before ``GraphRun/wait()``
     /// returns; it is the last action of the run to reach the reducer. It is sent only when the
-    /// cancel reaches a run that has started and not finished: not when the run finished first, not
-    /// for a run refused before it started (dispatched from a reducer, or after its store was
-    /// released), and not when releasing the store cancels the run.
+    /// cancel ends part of a run that has started (a node that had not ended, or a fallback not yet
+    /// applied): not when the run finished first, not when all that was left was the sync node being
+    /// applied at that moment (it completes, and the run finishes as it would have), not for a run
+    /// refused before it started (dispatched from a reducer, or after its store was released), and
+    /// not when releasing the store cancels the run.
     ///
     /// A ``WorkOwner``'s end is a cancel when nothing of the run outlives it. When part of the run
     /// outlives it (``OwnerEndPolicy``) and the end cancelled a node, the action is sent once that

@@ -94,6 +94,36 @@ struct CancelActionMachineTests {
         #expect(machine.takeSyncItem(now: Self.at(2)) == nil)
     }
 
+    @Test("cancel while the run's last sync node is in hand: nothing left to end, so no cancel action")
+    func cancelWithOnlyTheLastSyncNodeInHand() {
+        // confirm the order (sync) after the charge (async): a subscriber of the confirmation cancels
+        var machine = Self.machine([(false, []), (true, [0])])
+        _ = machine.start(now: .zero)
+        _ = machine.asyncFinished(0, .success(nil), now: Self.at(1))
+        #expect(machine.takeSyncItem(now: Self.at(1)) == .node(1))
+        let cancelled = machine.cancel(now: Self.at(2))
+        #expect(!cancelled.schedule)
+        #expect(!machine.isCancelActionPending, "the cancel ended nothing: there is nothing to undo")
+        let (effects, step) = machine.syncItemApplied(.node(1), now: Self.at(3), queuedWork: false)
+        #expect(machine.status(of: 1) == .succeeded)
+        #expect(effects.finished, "the run finishes as it would have")
+        #expect(step == .idle)
+        #expect(!machine.cancel(now: Self.at(4)).schedule, "nor does a cancel after the finish send it")
+    }
+
+    @Test("cancel while the last fallback is in hand: the fallback is refused, so the cancel action stands in")
+    func cancelWithOnlyTheLastFallbackInHand() {
+        var machine = Self.machine([(false, []), (true, [0])], fallbacks: [0])
+        _ = machine.start(now: .zero)
+        _ = machine.asyncFinished(0, .failure(Offline()), now: Self.at(1))
+        #expect(machine.status(of: 1) == .skipped)
+        #expect(machine.takeSyncItem(now: Self.at(1)) == .fallback(0))
+        _ = machine.cancel(now: Self.at(2))
+        #expect(machine.isCancelActionPending)
+        let (_, step) = machine.syncItemApplied(.fallback(0), now: Self.at(3), queuedWork: false)
+        #expect(step == .apply(.cancelAction))
+    }
+
     @Test("cancel before the run started: refused, so no cancel action, and the run finishes at once")
     func cancelBeforeStart() {
         var machine = Self.machine([(false, []), (true, [0])])

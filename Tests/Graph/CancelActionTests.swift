@@ -217,6 +217,27 @@ extension GraphStories {
             subscription.cancel()
         }
 
+        @Test("cancel from a subscriber of the run's last sync node: nothing is left to end, so no cancel action")
+        func cancelFromASubscriberOfTheLastNode() async throws {
+            // The screen closes when the order is confirmed, and cancels its run as it leaves.
+            let probe = Probe()
+            let store = makeStore(probe: probe)
+            let gate = Latch()
+            let (graph, token, shown) = Self.spinnerGraph(probe, gate: gate)
+            let run = store.dispatch(graph)
+            let subscription = store.subscribe { state in
+                if state.applied.last == "signed in ada" { run.cancel() }
+            }
+            gate.open()
+            let report = try await withDeadline(10, "the run") { await run.wait() }
+
+            #expect(store.state.applied == ["start spinner", "signed in ada"], "the run finished as it would have")
+            #expect(probe.count("mw stop spinner") == 0)
+            #expect(report[token].outcome == .succeeded)
+            #expect(report[shown].outcome == .succeeded)
+            subscription.cancel()
+        }
+
         @Test("cancel twice, from two tasks at once: one cancel action")
         func cancelTwice() async throws {
             let probe = Probe()
@@ -251,7 +272,7 @@ extension GraphStories {
             #expect(store.state.applied == ["start spinner", "signed in ada"])
         }
 
-        @Test("a cancel racing the natural finish: the cancel action is applied once or not at all, never twice")
+        @Test("a cancel racing the natural finish: the cancel action once when it ended a node, else not at all")
         func cancelRacingTheFinish() async throws {
             for round in 0..<300 {
                 let probe = Probe()
@@ -271,6 +292,8 @@ extension GraphStories {
                 if report.count(of: .cancelled) > 0 {
                     #expect(stops == 1, "round \(round): a cancelled node, so the cancel action")
                     #expect(store.state.applied.last == "stop spinner", "round \(round): it is the run's last action")
+                } else {
+                    #expect(stops == 0, "round \(round): the cancel ended nothing, so no cancel action")
                 }
             }
         }

@@ -108,10 +108,14 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// contexts, reaches the reducer after this returns. A sync node being applied at this moment
     /// completes. State already committed stays committed. Calling it again does nothing.
     ///
-    /// If the graph has a cancel action (``ActionGraph/setCancelAction(_:)``) and the run had started
-    /// and not finished, that action is the one action of the run that still reaches the reducer:
-    /// once, after the sync node being applied at this moment (if any), through the store's pipeline
-    /// like any dispatch. It is applied before ``wait()`` returns (await that to know it was);
+    /// A cancel that finds nothing left to end (every node ended but the sync node being applied at
+    /// this moment, which completes, and no fallback waits) changes nothing: the run finishes as it
+    /// would have. So a subscriber of the run's last action may cancel it as its screen closes.
+    ///
+    /// If the graph has a cancel action (``ActionGraph/setCancelAction(_:)``) and the cancel ended
+    /// part of a run that had started, that action is the one action of the run that still reaches
+    /// the reducer: once, after the sync node being applied at this moment (if any), through the
+    /// store's pipeline like any dispatch. It is applied before ``wait()`` returns (await that to know it was);
     /// `cancel()` itself never waits for another thread's middleware or subscribers. When none of
     /// the run's sync work is scheduled at that moment and no other thread is applying actions, this
     /// thread applies it before `cancel()` returns (or, called from a subscriber or middleware of the

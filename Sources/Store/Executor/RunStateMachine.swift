@@ -469,6 +469,11 @@ struct RunStateMachine {
     /// store was released; none of its nodes ran), not when `byStoreRelease` (the store is going
     /// away; its pipeline takes no more actions), and never twice.
     ///
+    /// A cancel that finds nothing left to end in a running run (every node ended but the sync node
+    /// being applied, which completes, and no fallback waits) is no cancel: the run finishes as it
+    /// would have, with no cancel action (a subscriber of the run's last action may cancel it as its
+    /// screen closes, with nothing to undo).
+    ///
     /// A cancel that counts (the run had not finished) is listed first
     /// (``RunStep/runCancelled(byStoreRelease:)``: a durable run journals it). Every cancel waits for
     /// a reducer call in progress (``RunStep/awaitReducerInProgress``).
@@ -476,7 +481,7 @@ struct RunStateMachine {
         let now = advance(to: now)
         var effects = RunSteps()
         effects.flags.set(.awaitReducerInProgress, true)
-        guard phase == .notStarted || phase == .running else { return effects }
+        guard phase == .notStarted || (phase == .running && hasWorkToEnd) else { return effects }
         effects.cancelledByStoreRelease = byStoreRelease
         let sendsCancelAction = hasCancelAction && phase == .running && !byStoreRelease
         owesCancelAction = false  // sent now, or never
@@ -567,6 +572,12 @@ struct RunStateMachine {
 
     private func isInHand(_ node: Int) -> Bool {
         if case .node(node) = itemInHand { true } else { false }
+    }
+
+    /// Whether a cancel now would end anything: a node that has not ended, other than the sync node
+    /// being applied (which completes), or a fallback not applied yet (one in hand is refused).
+    private var hasWorkToEnd: Bool {
+        pendingFallbacks > 0 || nodes.indices.contains { !nodes[$0].status.isTerminal && !isInHand($0) }
     }
 
     /// Which nodes outlive the owner under `policies`, and which nodes' policies (or ancestors')
