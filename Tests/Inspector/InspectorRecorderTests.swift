@@ -115,6 +115,25 @@ struct InspectorRecorderTests {
         #expect(!recording.generatedTest().contains("t-ada"))
     }
 
+    struct Refused: Error { let token: String }
+    struct RefusingLogIn: AsyncAction {
+        func run(_ context: ActionContext<App.AppState>) async throws -> App.Session { throw Refused(token: "tok-SECRET") }
+    }
+
+    @Test("a redacted field of a node's error is redacted in the run's Chrome trace too")
+    func redactionReachesTheTrace() async throws {
+        var options = InspectorOptions<App.AppState>()
+        options.redactFields("token")
+        var graph = ActionGraph<App.AppState>()
+        graph.run(RefusingLogIn())
+        let recording = try await App.record(options: options, graph: graph).inspector.recording
+        let page = recording.html()
+        #expect(!page.contains("tok-SECRET"), "not in the node's error, nor in the trace the page offers")
+        #expect(page.contains("Refused(token: \\u003credacted\\u003e)"), "the trace still names the error")
+        #expect(!recording.reduxDevToolsJSON().contains("tok-SECRET"))
+        #expect(!recording.generatedTest().contains("tok-SECRET"))
+    }
+
     @Test("the recording is bounded: the oldest steps are dropped, counted, and the states still right")
     func bounded() async throws {
         var options = InspectorOptions<App.AppState>()

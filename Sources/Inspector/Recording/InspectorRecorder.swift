@@ -664,7 +664,10 @@ enum InspectorEventRecord: Sendable {
             self = .runFinished(
                 info.id.rawValue,
                 Finish(
-                    summary: report.summary, chromeTrace: report.chromeTrace, duration: report.duration,
+                    summary: report.summary,
+                    // Its errors as the recording shows them: redacted, never their own description.
+                    chromeTrace: report.chromeTrace(describingErrors: { describer.describe($0, depth: 0).summary }),
+                    duration: report.duration,
                     times: report.map { (start: $0.start, end: $0.end) }))
         case .actionStarted(let info):
             self = .actionStarted(

@@ -16,7 +16,11 @@ extension GraphReport {
     ///   in start order, each node taking the lowest-numbered row free at its start, so parallel
     ///   async work shows side by side and a chain stays on one row. Rows are named `lane 1`,
     ///   `lane 2`, ... by metadata events (`"ph":"M"`).
-    public var chromeTrace: String {
+    public var chromeTrace: String { chromeTrace(describingErrors: { String(describing: $0) }) }
+
+    /// ``chromeTrace``, with each failed node's `error` written by `describe` (the inspector's
+    /// recording writes it redacted).
+    func chromeTrace(describingErrors describe: (any Error) -> String) -> String {
         let entries = Array(self)
         let lanes = Self.traceLanes(entries)
         let laneCount = lanes.values.max() ?? 0
@@ -40,7 +44,7 @@ extension GraphReport {
             args += ",\"attempts\":\(entry.attempts)"
             args += ",\"prerequisites\":[\(entry.prerequisites.map(String.init).joined(separator: ","))]"
             if let error = entry.error {
-                args += ",\"error\":\(Self.jsonString(String(describing: error)))"
+                args += ",\"error\":\(Self.jsonString(describe(error)))"
             }
             args += "}"
             let common = "\"name\":\(Self.jsonString(entry.label)),\"cat\":\(Self.jsonString(entry.kind.rawValue))"
