@@ -9,7 +9,7 @@ import OresRedux
 /// It goes through the store's one pipeline like any action: middleware sees it (a middleware that
 /// drops actions it does not know drops the jump too), subscribers see the new state. Runs in flight
 /// are not cancelled: their later sync actions apply on top of the jumped state.
-public struct JumpedToStep: Action, CustomReflectable, CustomStringConvertible {
+public struct JumpedToStep: Action, CustomReflectable, CustomStringConvertible, InspectorSessionAction {
     /// The recorded step whose state the app now has.
     public let step: Int
     /// The state, as the store committed it after that step; what the reducer installs.
@@ -31,7 +31,7 @@ public struct JumpedToStep: Action, CustomReflectable, CustomStringConvertible {
 /// recording stays true: its step's diff is every change the app made while recording was paused.
 /// The reducer (wrapped by ``LiveInspector/makeStore(initialState:reducer:middleware:options:)``)
 /// ignores it.
-public struct RecordingResumed: Action, CustomStringConvertible {
+public struct RecordingResumed: Action, CustomStringConvertible, InspectorSessionAction {
     /// How many actions reached the reducer, unrecorded, while recording was paused.
     public let unrecordedActions: Int
 

@@ -145,6 +145,53 @@ struct LiveInspectorTests {
         #expect(store.state == LiveCounter(total: 6, log: [1, 2, 3]))
     }
 
+    @Test("a session's generated test starts after the inspector's last jump, from the state it jumped to")
+    func generatedTestStartsAfterTheJump() async throws {
+        let live = try LiveInspector<LiveCounter>(options: quietLiveOptions())
+        defer { live.stop() }
+        let store = live.makeStore(initialState: LiveCounter(), reducer: liveCounterReducer)
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let (release, releaseContinuation) = AsyncStream<Int>.makeStream()
+        store.dispatch(LiveAdd(amount: 1))
+        var graph = ActionGraph<LiveCounter>()
+        let fetch = graph.run(LiveHeldFetch(started: startedContinuation, release: release))
+        graph.send(after: fetch) { LiveAdd(amount: $0) }
+        let run = store.dispatch(graph)
+        try await withDeadline(10, "the held fetch to start") {
+            for await _ in started { return }
+        }
+        try live.jump(toStep: 1)  // total 1, while the fetch is in flight
+        releaseContinuation.yield(10)
+        _ = try await withDeadline(10, "the run") { await run.wait() }
+        store.dispatch(LiveAdd(amount: 5))
+
+        let test = live.recorder.recording.generatedTest(reducer: "liveCounterReducer")
+        #expect(!test.contains("JumpedToStep("), "the inspector's own action is not the app's to send")
+        #expect(test.contains("// Starts after step 2 (JumpedToStep), where an inspector changed the app's state"))
+        #expect(test.contains("TestStore(initialState: LiveCounter(total: 1, log: [1])"), "the state jumped to")
+        #expect(!test.contains("LiveHeldFetch"), "the run began before the jump: not this test's")
+        #expect(test.contains("try store.send(LiveAdd(amount: 10))"), "its step after the jump, as a send")
+        #expect(test.contains("try store.send(LiveAdd(amount: 5))"))
+    }
+
+    @Test("a session's generated test starts after the last resume, from the app's state then")
+    func generatedTestStartsAfterTheResume() throws {
+        let live = try LiveInspector<LiveCounter>(options: quietLiveOptions())
+        defer { live.stop() }
+        let store = live.makeStore(initialState: LiveCounter(), reducer: liveCounterReducer)
+        store.dispatch(LiveAdd(amount: 1))
+        live.pauseRecording()
+        store.dispatch(LiveAdd(amount: 2))
+        live.resumeRecording()
+        store.dispatch(LiveAdd(amount: 4))
+
+        let test = live.recorder.recording.generatedTest(reducer: "liveCounterReducer")
+        #expect(!test.contains("RecordingResumed("))
+        #expect(test.contains("TestStore(initialState: LiveCounter(total: 3, log: [1, 2])"))
+        #expect(test.contains("try store.send(LiveAdd(amount: 4))"))
+        #expect(!test.contains("LiveAdd(amount: 1)"), "what came before the resume is not replayed")
+    }
+
     @Test("dispatching again goes through the registry's coding; an unregistered type is refused")
     func dispatchAgain() throws {
         let live = try LiveInspector<LiveCounter>(

@@ -31,7 +31,10 @@ extension InspectorRecording {
     ///   other), with a comment that says so.
     ///
     /// A step dispatched by an async action or a subscriber (rather than by the app) is written as a
-    /// `send`: change it to a `receive`.
+    /// `send`: change it to a `receive`. A recording in which an inspector changed the app's state (a
+    /// live inspector's jump or resumption after a pause) is replayed from after the last such step,
+    /// from the state it left. The test imports `OresRedux`, `OresReduxTesting` and `Testing`; add
+    /// the module that defines the app's types.
     /// - Parameters:
     ///   - name: the test function's name.
     ///   - reducer: the expression of the app's reducer.
@@ -52,6 +55,25 @@ extension InspectorRecording {
         named name: String = "replaysTheRecording", reducer: String = "appReducer", initialState: String? = nil,
         graph: (_ run: Int, _ nodes: [String]) -> String? = { _, _ in nil }, limit: Int
     ) -> String? {
+        if let (rest, cut) = afterLastInspectorStep() {
+            return rest.generatedTest(
+                named: name, reducer: reducer, initialState: initialState, graph: graph, limit: limit,
+                header: [
+                    "    // Starts after step \(cut.number) (\(cut.actionType)), where an inspector changed the app's "
+                        + "state:",
+                    "    // a test cannot send that, so it replays what came after, from the state it left.",
+                ])
+        }
+        return generatedTest(
+            named: name, reducer: reducer, initialState: initialState, graph: graph, limit: limit, header: [])
+    }
+
+    /// The test of `generatedTest(named:reducer:initialState:graph:limit:)`, with `header` lines
+    /// before the store is made.
+    private func generatedTest(
+        named name: String, reducer: String, initialState: String?,
+        graph: (_ run: Int, _ nodes: [String]) -> String?, limit: Int, header: [String]
+    ) -> String? {
         let literals = GeneratedTestLiterals(self)
         let schedule = GeneratedTestSchedule(self)
         var lines = [
@@ -60,6 +82,7 @@ extension InspectorRecording {
             "import Testing",
             "",
             "@Test func \(name)() async throws {",
+        ] + header + [
             "    let store = TestStore(initialState: \(initialState ?? literals.expression(base)), reducer: \(reducer))",
         ]
         if schedule.holds {
@@ -225,5 +248,37 @@ extension InspectorRecording {
         }
         let results = list.map(answer).joined(separator: ", ")
         return "    store.stub(\(type).self, sequence: [\(results)])"
+    }
+}
+
+extension InspectorRecording {
+    /// What a generated test replays of a recording in which an inspector changed the app's state
+    /// (a step whose action is an ``InspectorSessionAction``: a jump, a resumption after a pause),
+    /// which a test cannot send: the steps after the last such step, from the state it left. Runs and
+    /// async actions that started before it are not the test's; a later step one of those runs
+    /// applied is kept as a step no run applied (the test sends it). `nil` when no step is an
+    /// inspector's.
+    func afterLastInspectorStep() -> (recording: InspectorRecording, cut: InspectorStep)? {
+        guard let last = steps.lastIndex(where: \.isInspectors) else { return nil }
+        let cut = steps[last]
+        var state = base
+        for step in steps[...last] { step.patch.apply(to: &state) }
+        func startedAfterCut(_ start: InspectorStart) -> Bool {
+            (start.store, start.at) >= (cut.store, cut.number)
+        }
+        let keptRuns = runs.filter { startedAfterCut($0.start) }
+        let keptKeys = Set(keptRuns.map { [UInt64($0.start.store), $0.start.id] })
+        let rest = steps[(last + 1)...].map { step in
+            var step = step
+            if let origin = step.origin, !keptKeys.contains([UInt64(step.store), origin.run.rawValue]) {
+                step.origin = nil
+            }
+            return step
+        }
+        let recording = InspectorRecording(
+            stateType: stateType, base: state, steps: rest, droppedSteps: droppedSteps + last + 1,
+            maximumSteps: maximumSteps, runs: keptRuns, asyncActions: asyncActions.filter { startedAfterCut($0.start) },
+            droppedRuns: droppedRuns, droppedAsyncActions: droppedAsyncActions)
+        return (recording, cut)
     }
 }

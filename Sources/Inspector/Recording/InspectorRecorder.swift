@@ -508,7 +508,7 @@ struct InspectorRound<State: Sendable> {
                 step = InspectorStep(
                     number: pending.number, time: pending.time, actionType: String(describing: type(of: recorded)),
                     action: describer.describe(recorded, depth: 0), patch: patch, origin: pending.origin,
-                    store: pending.store, startsStore: false)
+                    store: pending.store, startsStore: false, isInspectors: action is any InspectorSessionAction)
             } else {
                 let name = "store #\(pending.store)"
                 step = InspectorStep(
@@ -538,12 +538,20 @@ struct InspectorStep: Sendable {
     let action: InspectorValue
     let patch: InspectorPatch
     /// The run and node that applied it, if any.
-    let origin: SyncOrigin?
+    var origin: SyncOrigin?
     /// The store it was recorded in, from 1.
     var store = 1
     /// It marks where another store's recording begins (no action reached a reducer).
     var startsStore = false
+    /// Its action is an inspector's, not the app's (``InspectorSessionAction``): a generated test
+    /// starts after the last such step.
+    var isInspectors = false
 }
+
+/// An action that an inspector dispatches into the app it inspects, not the app's own: a jump to a
+/// recorded state, the resumption of a paused recording. A test cannot replay it, so a generated test
+/// starts after the last one, from the state it left.
+package protocol InspectorSessionAction: Action {}
 
 /// A node's end: how, with what, and after which step.
 struct InspectorNodeEnd: Sendable {
