@@ -84,6 +84,9 @@ public final class VirtualClock: Clock, Sendable {
         /// Records a failure that a call which cannot throw (``VirtualClock/advance(to:)``) met; the
         /// owner throws it from its next wait.
         let recordFailure: @Sendable (String) -> Void
+        /// What already failed the owner's work, such as an async action run without a stub: a wait
+        /// for sleepers that work will never give fails at once with it.
+        let failures: @Sendable () -> [String]
     }
 
     private let state = LockedValue(State())
@@ -268,7 +271,8 @@ public final class VirtualClock: Clock, Sendable {
     ///   - line: the same place's line (filled in for you).
     ///   - column: the same place's column (filled in for you).
     /// - Throws: ``TestStoreFailure`` if fewer than `count` sleepers are there in time, listing the
-    ///   sleepers and the work in flight.
+    ///   sleepers and the work in flight; on a ``TestStore``'s clock, at once when the store's work
+    ///   already failed for a reason the test must fix (an async action run without a stub), naming it.
     public func waitForSleepers(
         _ count: Int = 1, timeout: Duration? = nil,
         fileID: String = #fileID, filePath: String = #filePath,
@@ -288,8 +292,17 @@ public final class VirtualClock: Clock, Sendable {
         var seenGeneration = state.withLock { $0.generation }
         while true {
             if let counter {
+                let failures = owner.withLock { $0 }?.failures ?? { [] }
                 let settled = await counter.wait(timeout: limit) {
-                    sleeperCount >= count && counter.snapshot.running == 0
+                    (sleeperCount >= count && counter.snapshot.running == 0) || !failures().isEmpty
+                }
+                if !failures().isEmpty, sleeperCount < count {
+                    throw TestStoreFailure(
+                        fileID: fileID, filePath: filePath, line: line, column: column,
+                        """
+                        waiting for \(count) sleeper(s) on the clock: \(failures().joined(separator: "\n"))
+                        \(inFlightLines().joined(separator: "\n"))
+                        """)
                 }
                 guard settled else { throw failure() }
                 if sleeperCount >= count { return }

@@ -153,7 +153,8 @@ public final class TestStore<State: Sendable & Equatable>: Sendable {
                     let lines = held + work + running
                     return lines.isEmpty ? ["  no run or task in flight"] : lines
                 },
-                recordFailure: { failure in log.withLock { $0.failures.append(failure) } }))
+                recordFailure: { failure in log.withLock { $0.failures.append(failure) } },
+                failures: { stubs.failures() }))
     }
 
     /// The store's current state.

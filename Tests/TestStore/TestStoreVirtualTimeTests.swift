@@ -133,6 +133,23 @@ struct TestStoreVirtualTimeTests {
         try await store.finish()
     }
 
+    /// An action that polls on the store's clock: it sleeps between checks.
+    struct Poll: AsyncAction {
+        func run(_ context: ActionContext<App.State>) async throws { try await context.clock.sleep(for: .seconds(2)) }
+    }
+
+    @Test("Waiting for a sleeper of an action that has no stub fails at once, naming the missing stub")
+    func waitForSleepersNamesAMissingStub() async throws {
+        let store = TestStore(initialState: App.State(), reducer: App.reducer)
+        store.timeout = .seconds(60)  // the failure must come from the missing stub, not from the wait running out
+        store.dispatch(Poll())
+
+        let failure = await #expect(throws: TestStoreFailure.self) { try await store.clock.waitForSleepers(1) }
+        let message = failure?.message ?? ""
+        #expect(message.contains("Poll was run but has no stub"), "\(message)")
+        #expect(!message.contains("waited"), "it did not wait out its timeout: \(message)")
+    }
+
     /// A call whose stub sleeps, works and sleeps again on the test store's clock.
     struct Nap: AsyncAction {
         func run(_ context: ActionContext<App.State>) async throws {}
