@@ -117,7 +117,9 @@ struct InspectorRecorderTests {
 
     struct Refused: Error { let token: String }
     struct RefusingLogIn: AsyncAction {
-        func run(_ context: ActionContext<App.AppState>) async throws -> App.Session { throw Refused(token: "tok-SECRET") }
+        func run(_ context: ActionContext<App.AppState>) async throws -> App.Session {
+            throw Refused(token: "tok-SECRET")
+        }
     }
 
     @Test("a redacted field of a node's error is redacted in the run's Chrome trace too")

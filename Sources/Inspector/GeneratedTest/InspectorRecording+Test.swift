@@ -76,15 +76,11 @@ extension InspectorRecording {
     ) -> String? {
         let literals = GeneratedTestLiterals(self)
         let schedule = GeneratedTestSchedule(self)
-        var lines = [
-            "import OresRedux",
-            "import OresReduxTesting",
-            "import Testing",
-            "",
-            "@Test func \(name)() async throws {",
-        ] + header + [
-            "    let store = TestStore(initialState: \(initialState ?? literals.expression(base)), reducer: \(reducer))",
-        ]
+        let initial = initialState ?? literals.expression(base)
+        var lines = ["import OresRedux", "import OresReduxTesting", "import Testing", ""]
+        lines.append("@Test func \(name)() async throws {")
+        lines += header
+        lines.append("    let store = TestStore(initialState: \(initial), reducer: \(reducer))")
         if schedule.holds {
             lines += schedule.heldTypes.map { "    let \(Self.heldName($0)) = store.hold(\($0).self)" }
         } else {
