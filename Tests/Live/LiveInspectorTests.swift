@@ -95,14 +95,13 @@ struct LiveInspectorTests {
         #expect(throws: LiveInspectorError.self) { try live.jump(toStep: 99) }
     }
 
-    @Test("runs in flight are left running: their later commits apply on top of the jumped state")
-    func jumpLeavesRunsRunning() async throws {
-        let live = try LiveInspector<LiveCounter>(options: quietLiveOptions())
-        defer { live.stop() }
-        let store = live.makeStore(initialState: LiveCounter(), reducer: liveCounterReducer)
+    /// Dispatches a run whose fetch waits for the test, then adds what it answers; returns once the
+    /// fetch started, with the run and what releases the fetch.
+    static func startHeldFetch(
+        in store: Store<LiveCounter>
+    ) async throws -> (GraphRun<LiveCounter>, AsyncStream<Int>.Continuation) {
         let (started, startedContinuation) = AsyncStream<Void>.makeStream()
         let (release, releaseContinuation) = AsyncStream<Int>.makeStream()
-        store.dispatch(LiveAdd(amount: 1))
         var graph = ActionGraph<LiveCounter>()
         let fetch = graph.run(LiveHeldFetch(started: startedContinuation, release: release))
         graph.send(after: fetch) { LiveAdd(amount: $0) }
@@ -110,6 +109,16 @@ struct LiveInspectorTests {
         try await withDeadline(10, "the held fetch to start") {
             for await _ in started { return }
         }
+        return (run, releaseContinuation)
+    }
+
+    @Test("runs in flight are left running: their later commits apply on top of the jumped state")
+    func jumpLeavesRunsRunning() async throws {
+        let live = try LiveInspector<LiveCounter>(options: quietLiveOptions())
+        defer { live.stop() }
+        let store = live.makeStore(initialState: LiveCounter(), reducer: liveCounterReducer)
+        store.dispatch(LiveAdd(amount: 1))
+        let (run, releaseContinuation) = try await Self.startHeldFetch(in: store)
         store.dispatch(LiveAdd(amount: 100))
 
         try live.jump(toStep: 1)  // total 1, while the fetch is in flight
@@ -150,16 +159,8 @@ struct LiveInspectorTests {
         let live = try LiveInspector<LiveCounter>(options: quietLiveOptions())
         defer { live.stop() }
         let store = live.makeStore(initialState: LiveCounter(), reducer: liveCounterReducer)
-        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
-        let (release, releaseContinuation) = AsyncStream<Int>.makeStream()
         store.dispatch(LiveAdd(amount: 1))
-        var graph = ActionGraph<LiveCounter>()
-        let fetch = graph.run(LiveHeldFetch(started: startedContinuation, release: release))
-        graph.send(after: fetch) { LiveAdd(amount: $0) }
-        let run = store.dispatch(graph)
-        try await withDeadline(10, "the held fetch to start") {
-            for await _ in started { return }
-        }
+        let (run, releaseContinuation) = try await Self.startHeldFetch(in: store)
         try live.jump(toStep: 1)  // total 1, while the fetch is in flight
         releaseContinuation.yield(10)
         _ = try await withDeadline(10, "the run") { await run.wait() }
