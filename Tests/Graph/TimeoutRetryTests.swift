@@ -184,6 +184,10 @@ extension GraphStories {
             graph.setRetry(.retry(1), for: feed)
             let run = store.dispatch(graph)
 
+            // The first call to start is the one that hangs: on a loaded machine the first attempt's
+            // task may not have run when its timeout fires, and the retry's would then start first
+            // and hang instead, with no timer left to move.
+            try await withDeadline(10, "attempt 1 to start") { await probe.waitFor("start FetchFeed") }
             try await clock.waitForSleepers(1)
             await clock.advance(by: .seconds(10))
             let report = try await withDeadline { await run.wait() }
@@ -395,7 +399,8 @@ extension GraphStories {
 }
 
 extension GraphStories.Call {
-    /// The same action, whose first attempt waits on `stuck` (cancellably) before answering.
+    /// The same action, whose first call to start waits on `stuck` (cancellably) before answering:
+    /// the first attempt only if its task started before a retry's did.
     func hangingOnFirstAttempt(_ stuck: GraphStories.Latch) -> GraphStories.FirstAttemptHangs<Response> {
         GraphStories.FirstAttemptHangs(inner: self, stuck: stuck)
     }
