@@ -248,6 +248,71 @@ extension GraphStories {
             #expect(store.state.applied.isEmpty)
         }
 
+        @Test("a node cancelled between its retries reports the attempts it made")
+        func cancelledNodeReportsItsAttempts() async throws {
+            let probe = Probe()
+            let clock = VirtualClock()
+            let store = makeStore(probe: probe, clock: clock)
+            var graph = Graph()
+            let feed = graph.run(failing("FetchFeed", probe))
+            graph.setRetry(.retry(5, backoff: .constant(.seconds(1))), for: feed)
+            let run = store.dispatch(graph)
+            try await clock.waitForSleepers(1)  // after attempt 1
+            await clock.advance(by: .seconds(1))
+            try await clock.waitForSleepers(1)  // after attempt 2
+
+            run.cancel()
+            let report = try await withDeadline { await run.wait() }
+
+            #expect(probe.count("start FetchFeed") == 2)
+            #expect(report[feed].outcome == .cancelled)
+            #expect(report[feed].attempts == 2)
+        }
+
+        /// Its first attempt ignores its timeout's cancellation and, once `release` opens, dispatches
+        /// a stale answer itself; a later attempt dispatches a fresh one at once.
+        struct AnswersItself: AsyncAction {
+            let probe: Probe
+            let release: Latch
+            func run(_ context: ActionContext<AppState>) async throws -> Int {
+                let attempt = probe.record("start AnswersItself")
+                guard attempt == 1 else {
+                    context.dispatch(Note("fresh"))
+                    return attempt
+                }
+                await release.wait()
+                context.dispatch(Note("stale"))
+                probe.record("stale dispatched")
+                return attempt
+            }
+        }
+
+        @Test(
+            "a timed-out attempt that ignores its cancellation cannot reach the state: its late dispatch is dropped",
+            arguments: [false, true])
+        func timedOutAttemptsLateDispatchIsDropped(retried: Bool) async throws {
+            let probe = Probe()
+            let clock = VirtualClock()
+            let store = makeStore(probe: probe, clock: clock)
+            let release = Latch()
+            var graph = Graph()
+            let catalog = graph.run(AnswersItself(probe: probe, release: release))
+            graph.setTimeout(.seconds(10), for: catalog)
+            if retried { graph.setRetry(.retry(1), for: catalog) }
+            graph.setFallback(for: catalog) { _ in Note("could not load") }
+            let run = store.dispatch(graph)
+            try await withDeadline(10, "attempt 1 to start") { await probe.waitFor("start AnswersItself") }
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(10))
+            let report = try await withDeadline { await run.wait() }
+
+            release.open()
+            try await withDeadline(10, "attempt 1 to dispatch") { await probe.waitFor("stale dispatched") }
+
+            #expect(report[catalog].outcome == (retried ? .succeeded : .failed))
+            #expect(store.state.applied == [retried ? "fresh" : "could not load"], "nothing after it")
+        }
+
         @Test("make builds the action once; every retry runs that same action")
         func makeIsCalledOnceAcrossRetries() async throws {
             let probe = Probe()

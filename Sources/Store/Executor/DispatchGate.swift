@@ -31,8 +31,11 @@ enum DispatchGate: Sendable {
 struct NodeGate: Sendable {
     let run: LockedValue<RunLockedState>
     let node: Int
+    /// For the context of one attempt of a node with a timeout or a retry policy, the attempt's
+    /// number (``AttemptStart/attempt``): closed also once a later attempt started or the node failed.
+    var attempt: Int? = nil
 
     // The run's lock is taken under the store's, as for a fallback's admission; a run never takes
     // the store's lock while it holds its own.
-    var isOpen: Bool { run.withLock { $0.machine.admitsDispatches(from: node) } }
+    var isOpen: Bool { run.withLock { $0.machine.admitsDispatches(from: node, attempt: attempt) } }
 }

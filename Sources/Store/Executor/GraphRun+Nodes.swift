@@ -192,9 +192,10 @@ extension GraphRun {
         // nothing, is a common node after all: nothing is built for it.
         guard keyed != nil || settings != nil || time.interceptor != nil else { return nil }
         let journal = settings?.durable.flatMap { codec in self.journal.map { ($0, codec) } }
-        let context = context(of: node, idempotencyKey: journal?.0.key(of: node))
+        let idempotencyKey = journal?.0.key(of: node)
         let operation: @Sendable (Int) async throws -> ResponseSlot
         if let keyed {
+            let context = context(of: node, idempotencyKey: idempotencyKey)
             // Join a call in flight with the same key instead of calling `run` again.
             let key = SharedCallKey(actionType: ObjectIdentifier(A.self), key: AnyHashable(keyed.key))
             operation = { [backend] _ in
@@ -206,8 +207,11 @@ extension GraphRun {
                 }
             }
         } else if settings?.timeout != nil || settings?.retry != nil || journal != nil || time.interceptor != nil {
-            operation = { [interceptor = time.interceptor] _ in
-                wrapResponse(try await performAttempt(of: action, context: context, interceptor: interceptor))
+            // A context per attempt: one that timed out and ignored it must not answer after its retry.
+            operation = { [interceptor = time.interceptor, state, backend] attempt in
+                let gate = NodeGate(run: state, node: node, attempt: attempt)
+                let context = ActionContext(backend: backend, gate: .node(gate), idempotencyKey: idempotencyKey)
+                return wrapResponse(try await performAttempt(of: action, context: context, interceptor: interceptor))
             }
         } else {
             return nil

@@ -251,8 +251,16 @@ struct RunStateMachine {
     }
 
     /// Whether what `node`'s action dispatches through its context may still reach the state: not
-    /// once the node was cancelled (see `NodeGate`).
-    func admitsDispatches(from node: Int) -> Bool { nodes[node].status != .cancelled }
+    /// once the node was cancelled (see `NodeGate`). The context of one attempt (`attempt`, its
+    /// number as ``AttemptStart/attempt`` gives it) closes too once a later attempt started or the
+    /// node failed: a timed-out attempt that ignored its cancellation cannot bring a stale answer
+    /// after its retry's, or after the node's fallback.
+    func admitsDispatches(from node: Int, attempt: Int? = nil) -> Bool {
+        let status = nodes[node].status
+        guard let attempt else { return status != .cancelled }
+        let latest = (earlier.attemptsMade[node] ?? 0) + nodes[node].attempts
+        return status != .cancelled && status != .failed && latest == attempt
+    }
 
     /// The run as it stands now, for a graph of `shape`: a node that has not ended shows `nil`.
     func report(shape: GraphShape) -> GraphReport {
@@ -438,7 +446,6 @@ struct RunStateMachine {
         let now = advance(to: now)
         var effects = RunSteps()
         guard nodes[node].status == .running, phase == .running else { return effects }
-        if nodes[node].attempts > 1 { retriedAttempts[node] = nodes[node].attempts }
         switch consume result {
         case .success(let response):
             store(consume response, of: node)
@@ -868,6 +875,8 @@ struct RunStateMachine {
     private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Duration, _ effects: inout RunSteps) {
         nodes[node].status = terminal
         nodes[node].end = now
+        // However it ended (a cancel between retries too), the report shows the attempts it made.
+        if nodes[node].attempts > 1 { retriedAttempts[node] = nodes[node].attempts }
         lastEnd = Swift.max(lastEnd, now)
         terminalCount += 1
         if isObserved { effects.ended.append(node) }
