@@ -160,19 +160,26 @@ struct ObservationTests {
 
     @Test("After cancel on the main actor, the observer is not called again")
     @MainActor
-    func cancelOnMainActorStopsDelivery() async {
+    func cancelOnMainActorStopsDelivery() async throws {
         let store = Store(initialState: Screen(), reducer: Self.reducer)
         let calls = Fired()
         let model = ObservedStore(store)
-        let subscription = store.subscribeOnMainActor { _ in calls.fire() }
+        let seen = AsyncStream<Int>.makeStream()
+        let subscription = store.subscribeOnMainActor { state in
+            calls.fire()
+            seen.continuation.yield(state.unread)
+        }
         store.dispatch(Receive())
-        await model.waitUntil { $0.unread == 1 }
-        // The mirror's subscription was made first, so by now this one has had its turn too.
+        // Its own calls, awaited: two subscriptions' deliveries are each in commit order, but not
+        // ordered with each other.
+        try await withDeadline(10, "the subscriber to see the first commit") {
+            for await unread in seen.stream where unread == 1 { return }
+        }
         let before = calls.value
         subscription.cancel()
         store.dispatch(Receive())
-        await model.waitUntil { $0.unread == 2 }
-        #expect(before >= 1)
+        try await withDeadline(10, "the mirror to see the second commit") { await model.waitUntil { $0.unread == 2 } }
+        #expect(before == 2, "the current state, then the first commit")
         #expect(calls.value == before)
     }
 }
