@@ -106,23 +106,20 @@ public final class GraphRun<State: Sendable>: Sendable {
     /// Cancels the run: async nodes in flight get task cancellation and, like every node that has not
     /// started, end `.cancelled` at once; no fallback, and nothing their actions dispatch through their
     /// contexts, reaches the reducer after this returns. A sync node being applied at this moment
-    /// completes. State already committed stays committed. Calling it again does nothing.
-    ///
-    /// A cancel that finds nothing left to end (every node ended but the sync node being applied at
-    /// this moment, which completes, and no fallback waits) changes nothing: the run finishes as it
-    /// would have. So a subscriber of the run's last action may cancel it as its screen closes.
+    /// completes. State already committed stays committed. Calling it again does nothing, nor does a
+    /// cancel that finds nothing else to end: the run finishes as it would have (so a subscriber of
+    /// its last action may cancel it as its screen closes).
     ///
     /// If the graph has a cancel action (``ActionGraph/setCancelAction(_:)``) and the cancel ended
     /// part of a run that had started, that action is the one action of the run that still reaches
     /// the reducer: once, after the sync node being applied at this moment (if any), through the
-    /// store's pipeline like any dispatch. It is applied before ``wait()`` returns (await that to know it was);
-    /// `cancel()` itself never waits for another thread's middleware or subscribers. When none of
-    /// the run's sync work is scheduled at that moment and no other thread is applying actions, this
-    /// thread applies it before `cancel()` returns (or, called from a subscriber or middleware of the
-    /// store, right after the current action); otherwise the thread that applies actions applies it,
-    /// after the run's sync work in hand, before it leaves the pipeline. The only wait: a reducer
-    /// call in progress on another thread at this moment (one call; reducers are pure) completes
-    /// first, so that none of this run's fallbacks is being reduced once `cancel()` returns.
+    /// store's pipeline like any dispatch, before ``wait()`` returns (await that to know it was);
+    /// `cancel()` never waits for another thread's middleware or subscribers. With no sync work of
+    /// the run scheduled and no other thread applying actions, this thread applies it before
+    /// returning (from a subscriber or middleware: right after the current action); otherwise the
+    /// applying thread does, before it leaves the pipeline. The one wait: a reducer call in progress
+    /// on another thread (reducers are pure) completes first, so none of this run's fallbacks is being
+    /// reduced once `cancel()` returns.
     public func cancel() { cancel(byStoreRelease: false) }
 
     /// The store is being released: cancels the run without sending its cancel action.
@@ -138,8 +135,7 @@ public final class GraphRun<State: Sendable>: Sendable {
             })
     }
 
-    /// The response of `node`, once it is terminal and what its end released was applied (see
-    /// ``outcome(of:)``).
+    /// The response of `node`, once it is terminal and what its end released was applied (``outcome(of:)``).
     /// - Throws: the node's own error if it failed; ``GraphError/skipped`` if it was skipped;
     ///   `CancellationError` if it was cancelled; ``GraphError/foreignNode(index:)`` if `node` is not
     ///   a node of this run's graph.
