@@ -143,7 +143,7 @@ struct RunStateMachineTests {
         let (done, step) = machine.syncItemApplied(.fallback(0), now: Self.at(3), queuedWork: false)
         #expect(step == .idle)
         #expect(done.finished)
-        #expect(machine.retriedAttempts[0] == 2)
+        #expect(machine.nodes[0].attempts == 2)
     }
 
     @Test("cancel ends what has not finished, cancels async work in flight, and ignores late answers")

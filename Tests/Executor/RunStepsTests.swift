@@ -40,7 +40,7 @@ struct RunStepsTests {
         #expect(!machine.mayRetry(0, maxAttempts: 3))
         _ = machine.handle(
             .asyncFinished(node: 0, .failure(Offline()), now: Self.at(3), handsOn: false), insidePipeline: false)
-        #expect(machine.retriedAttempts[0] == 2, "the report counts this launch's attempts")
+        #expect(machine.nodes[0].attempts == 2, "the report counts this launch's attempts")
     }
 
     @Test("a node out of attempts before this launch still gets one")

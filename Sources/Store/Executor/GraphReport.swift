@@ -50,34 +50,29 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     private let failures: Failures?
     let finishedAt: Duration?
 
-    /// The errors of the nodes that failed and the attempts of those that were retried.
+    /// The errors of the nodes that failed.
     private final class Failures: Sendable {
         let errors: [Int: any Error]
-        let retriedAttempts: [Int: Int]
 
-        init(errors: [Int: any Error], retriedAttempts: [Int: Int]) {
-            (self.errors, self.retriedAttempts) = (errors, retriedAttempts)
+        init(errors: [Int: any Error]) {
+            self.errors = errors
         }
     }
 
     init<State>(
         graph: ActionGraph<State>, nodes: [RunNodeState],
-        errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?
+        errors: [Int: any Error], finishedAt: Duration?
     ) {
-        self.init(
-            shape: GraphShape(graph), nodes: nodes, errors: errors, retriedAttempts: retriedAttempts,
-            finishedAt: finishedAt)
+        self.init(shape: GraphShape(graph), nodes: nodes, errors: errors, finishedAt: finishedAt)
     }
 
     init(
         shape: GraphShape, nodes: [RunNodeState],
-        errors: [Int: any Error], retriedAttempts: [Int: Int], finishedAt: Duration?
+        errors: [Int: any Error], finishedAt: Duration?
     ) {
         self.graph = shape
         self.nodes = nodes
-        self.failures =
-            errors.isEmpty && retriedAttempts.isEmpty
-            ? nil : Failures(errors: errors, retriedAttempts: retriedAttempts)
+        self.failures = errors.isEmpty ? nil : Failures(errors: errors)
         self.finishedAt = finishedAt
     }
 
@@ -98,7 +93,9 @@ public struct GraphReport: Sendable, RandomAccessCollection, CustomStringConvert
     public subscript(index: Int) -> Entry {
         let node = nodes[index]
         let outcome = node.status.outcomeKind
-        let attempts = node.start == nil ? 0 : (failures?.retriedAttempts[index] ?? 1)
+        // The attempts this launch made, however the node ended (a cancel between retries too); a
+        // node replayed from an earlier launch made none here, and shows the one it had.
+        let attempts = node.start == nil ? 0 : Swift.max(1, node.attempts)
         return Entry(
             index: index, label: graph.label(index), kind: graph.kind(index),
             prerequisites: graph.prerequisites(index),

@@ -102,8 +102,6 @@ struct RunStateMachine {
     /// Responses of async nodes that succeeded with a non-`Void` value, by node; empty until the
     /// first one (then one slot per node: a run's responses take one allocation, and no hashing).
     private var responses: [ResponseSlot] = []
-    /// Attempts of async nodes that made more than one.
-    private(set) var retriedAttempts: [Int: Int] = [:]
     private var terminalCount = 0
     /// Waiters held until the store's pipeline is left; `nil` when none are held.
     private var heldForPipelineExit: SmallList<Waiter>? = nil
@@ -258,14 +256,14 @@ struct RunStateMachine {
     func admitsDispatches(from node: Int, attempt: Int? = nil) -> Bool {
         let status = nodes[node].status
         guard let attempt else { return status != .cancelled }
-        let latest = (earlier.attemptsMade[node] ?? 0) + nodes[node].attempts
-        return status != .cancelled && status != .failed && latest == attempt
+        let isLatest = attemptNumber(node, inLaunch: nodes[node].attempts) == attempt
+        return status != .cancelled && status != .failed && isLatest
     }
 
     /// The run as it stands now, for a graph of `shape`: a node that has not ended shows `nil`.
     func report(shape: GraphShape) -> GraphReport {
         GraphReport(
-            shape: shape, nodes: nodes, errors: errors, retriedAttempts: retriedAttempts,
+            shape: shape, nodes: nodes, errors: errors,
             finishedAt: isFinished ? lastEnd : nil)
     }
 
@@ -420,8 +418,11 @@ struct RunStateMachine {
         guard mayRun(node) else { return nil }
         nodes[node].attempts += 1
         let inLaunch = nodes[node].attempts
-        return AttemptStart(node: node, attempt: (earlier.attemptsMade[node] ?? 0) + inLaunch, inLaunch: inLaunch)
+        return AttemptStart(node: node, attempt: attemptNumber(node, inLaunch: inLaunch), inLaunch: inLaunch)
     }
+
+    /// The number of `node`'s attempt `inLaunch` of this launch, counting a durable run's earlier ones.
+    private func attemptNumber(_ node: Int, inLaunch: Int) -> Int { (earlier.attemptsMade[node] ?? 0) + inLaunch }
 
     /// After a failed attempt of `node`: whether its retry budget allows another attempt, given
     /// its policy's `maxAttempts`. The attempts that failed in a durable run's earlier launches
@@ -875,8 +876,6 @@ struct RunStateMachine {
     private mutating func markTerminal(_ node: Int, _ terminal: Status, now: Duration, _ effects: inout RunSteps) {
         nodes[node].status = terminal
         nodes[node].end = now
-        // However it ended (a cancel between retries too), the report shows the attempts it made.
-        if nodes[node].attempts > 1 { retriedAttempts[node] = nodes[node].attempts }
         lastEnd = Swift.max(lastEnd, now)
         terminalCount += 1
         if isObserved { effects.ended.append(node) }
