@@ -49,7 +49,8 @@ struct GeneratedTestSchedule {
     /// The test's lines, in order.
     let items: [Item]
 
-    private struct RunKey: Hashable {
+    /// A run, as a step's origin names it: its store and its number there.
+    struct RunKey: Hashable {
         let store: Int
         let id: UInt64
     }

@@ -263,10 +263,12 @@ extension InspectorRecording {
             (start.store, start.at) >= (cut.store, cut.number)
         }
         let keptRuns = runs.filter { startedAfterCut($0.start) }
-        let keptKeys = Set(keptRuns.map { [UInt64($0.start.store), $0.start.id] })
+        let keptKeys = Set(keptRuns.map { GeneratedTestSchedule.RunKey(store: $0.start.store, id: $0.start.id) })
         let rest = steps[(last + 1)...].map { step in
             var step = step
-            if let origin = step.origin, !keptKeys.contains([UInt64(step.store), origin.run.rawValue]) {
+            if let origin = step.origin,
+                !keptKeys.contains(GeneratedTestSchedule.RunKey(store: step.store, id: origin.run.rawValue))
+            {
                 step.origin = nil
             }
             return step
